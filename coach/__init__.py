@@ -1,0 +1,1 @@
+"""Practice around the grader: the learner's state, hints, progress, mock interviews."""

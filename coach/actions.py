@@ -1,0 +1,134 @@
+"""What each CLI command does, as plain functions returning exit codes (0 ok, 1 fail, 2 usage)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from rich.syntax import Syntax
+from rich.table import Table
+
+import drills
+from grader import report, runner
+from grader.i18n import pick
+from grader.static import UnreadableFile
+from grader.texts import drill_texts
+from .store import Store, atomic_write_text, drill_entry, record_grade
+from .ui import console
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _spec_or_usage(name: str):
+    try:
+        return drills.get_spec(name)
+    except KeyError as e:
+        console(stderr=True).print(f"drill: {e.args[0]}")
+        return None
+
+
+def _warn(store: Store) -> None:
+    for w in store.warnings:
+        console(stderr=True).print(w, style="yellow")
+
+
+def list_drills(lang: str) -> None:
+    store = Store()
+    state = store.read()
+    _warn(store)
+    table = Table(title="drills")
+    for col in ("drill", "title", "holes", "attempts", "passes", "last"):
+        table.add_column(col)
+    for spec in (drills.get_spec(n) for n in drills.names()):
+        d = state["drills"].get(spec.name, {})
+        last = d.get("last") or {}
+        status = "" if not last else ("pass" if last.get("passed") else last.get("diagnosis") or "fail")
+        table.add_row(spec.name, pick(drill_texts(spec.name).get("title"), lang), ", ".join(spec.holes),
+                      str(d.get("attempts", 0)), str(d.get("passes", 0)), status)
+    console().print(table)
+
+
+def backup_path(path: Path) -> Path:
+    candidate = path.with_name(path.name + ".bak")
+    n = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.bak.{n}")
+        n += 1
+    return candidate
+
+
+def start(name: str, path: Path | None, force: bool, lang: str) -> int:
+    spec = _spec_or_usage(name)
+    if spec is None:
+        return EXIT_USAGE
+    path = Path(path) if path else Path.cwd() / f"{spec.slug}.py"
+    out = console()
+    if path.exists():
+        if not force:
+            console(stderr=True).print(f"drill: {path} exists; not overwriting it. Use another PATH, or --force "
+                                       f"(the old file is kept as a .bak).")
+            return EXIT_USAGE
+        kept = backup_path(path)
+        shutil.copy2(path, kept)
+        out.print(f"kept your old file as {kept}")
+    atomic_write_text(path, spec.skeleton_path.read_text(encoding="utf-8"))
+    texts = drill_texts(spec.name)
+    out.print(f"[bold]{pick(texts.get('title'), lang) or spec.name}[/bold]")
+    out.print(pick(texts.get("task"), lang))
+    out.print(f"wrote {path}  —  fill the HOLE(...)s, then: drill grade {path.name}")
+    return EXIT_OK
+
+
+def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: int, timeout: float | None,
+          lang: str) -> int:
+    err = console(stderr=True)
+    try:
+        verdict = runner.grade(file, drill=drill_name, device=device, seed=seed, timeout=timeout)
+    except UnreadableFile as e:
+        err.print(f"drill: {e}")
+        return EXIT_USAGE
+    except KeyError as e:
+        err.print(f"drill: {e.args[0]}")
+        return EXIT_USAGE
+    store = Store()
+    try:
+        record_grade(store, verdict)
+    except OSError as e:  # progress is a convenience: never lose a verdict over it
+        err.print(f"drill: could not save progress ({e})", style="yellow")
+    _warn(store)
+    if as_json:
+        print(report.verdict_json(verdict))
+    else:
+        report.print_verdict(verdict, lang, console())
+    return EXIT_OK if verdict.passed else EXIT_FAIL
+
+
+def hint(name: str, reset: bool, lang: str) -> int:
+    spec = _spec_or_usage(name)
+    if spec is None:
+        return EXIT_USAGE
+    hints = drill_texts(spec.name).get("hints", [])
+    if not hints:
+        console().print(f"no hints for {spec.name}")
+        return EXIT_OK
+    store = Store()
+    with store.update() as state:
+        d = drill_entry(state, spec.name)
+        if reset:
+            d["hints_seen"] = 0
+        k = min(d.get("hints_seen", 0), len(hints) - 1)
+        d["hints_seen"] = k + 1
+    _warn(store)
+    console().print(f"[bold]hint {k + 1}/{len(hints)}[/bold]  {pick(hints[k], lang)}")
+    if k + 1 == len(hints):
+        console().print("(that was the last one; `drill solution " + spec.name + "` shows the reference)",
+                        style="dim")
+    return EXIT_OK
+
+
+def solution(name: str) -> int:
+    spec = _spec_or_usage(name)
+    if spec is None:
+        return EXIT_USAGE
+    console().print(Syntax(spec.solution_path.read_text(encoding="utf-8"), "python", line_numbers=False,
+                           theme="ansi_dark"))
+    return EXIT_OK

@@ -1,0 +1,106 @@
+"""The learner's state: one JSON file under click.get_app_dir("drill") (or $DRILL_HOME).
+
+Writes are atomic (temp file + fsync + rename) and serialised with an exclusive lock, so two `drill` processes
+never interleave. A corrupt file is moved aside, reported in one line, and replaced — never a crash.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+VERSION = 1
+
+
+def home() -> Path:
+    return Path(os.environ.get("DRILL_HOME") or click.get_app_dir("drill"))
+
+
+def empty_state() -> dict:
+    return {"version": VERSION, "drills": {}, "checkpoints": {}, "mocks": []}
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class Store:
+    def __init__(self, root: Path | None = None):
+        self.root = Path(root) if root else home()
+        self.path = self.root / "state.json"
+        self.warnings: list[str] = []
+
+    @contextmanager
+    def _locked(self):
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / "state.lock", "a+") as lock:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+    def _read_unlocked(self) -> dict:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return empty_state()
+        try:
+            data = json.loads(text)
+            if not isinstance(data, dict) or not isinstance(data.get("drills", {}), dict):
+                raise ValueError("not a drill state object")
+        except ValueError:
+            backup = self.path.with_name(f"state.corrupt-{time.strftime('%Y%m%d-%H%M%S')}.json")
+            os.replace(self.path, backup)
+            self.warnings.append(f"drill: the state file was corrupt; moved it to {backup} and started afresh")
+            return empty_state()
+        base = empty_state()
+        base.update(data)
+        return base
+
+    def read(self) -> dict:
+        with self._locked():
+            return self._read_unlocked()
+
+    @contextmanager
+    def update(self):
+        """Read-modify-write under the lock: `with store.update() as state: state[...] = ...`."""
+        with self._locked():
+            state = self._read_unlocked()
+            yield state
+            atomic_write_text(self.path, json.dumps(state, indent=1, ensure_ascii=False))
+
+
+def drill_entry(state: dict, name: str) -> dict:
+    return state["drills"].setdefault(name, {"attempts": 0, "passes": 0, "hints_seen": 0, "best_s": None,
+                                             "last": None, "history": []})
+
+
+def record_grade(store: Store, verdict) -> None:
+    with store.update() as state:
+        d = drill_entry(state, verdict.drill)
+        d["attempts"] += 1
+        now = time.time()
+        result = {"at": now, "passed": verdict.passed, "diagnosis": verdict.diagnosis, "device": verdict.device,
+                  "file": verdict.file}
+        if verdict.passed:
+            d["passes"] += 1
+        d["last"] = result
+        d["history"] = (d.get("history") or [])[-49:] + [result]

@@ -1,0 +1,205 @@
+"""The child process that runs the learner's code. Started by `grader.runner`; never imported by the parent.
+
+    python -m grader.child --file F --drill NAME --device cpu|cuda --seed S --out RESULT.json
+
+On cpu, TRITON_INTERPRET=1 is set before Triton is imported (the decorators read it), and every load/store is
+checked lane by lane. The result is written atomically as JSON; a crash leaves no file, which the parent reports.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import json
+import os
+import sys
+import time
+
+
+def _write_json(path: str, data: dict) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+    os.replace(tmp, path)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--file", required=True)
+    ap.add_argument("--drill", required=True)
+    ap.add_argument("--device", choices=("cpu", "cuda"), required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true", help="fewer seeds (the interpreter pass beside a CUDA run)")
+    a = ap.parse_args(argv)
+
+    interpreted = a.device == "cpu"
+    if interpreted:
+        os.environ["TRITON_INTERPRET"] = "1"
+    else:
+        os.environ.pop("TRITON_INTERPRET", None)
+    started = time.perf_counter()
+    result = {"device": a.device, "interpreted": interpreted, "calls": [], "file": a.file}
+    try:
+        result.update(grade(a, interpreted))
+    finally:
+        result["elapsed_s"] = round(time.perf_counter() - started, 3)
+        _write_json(a.out, result)
+    return 0
+
+
+def grade(a, interpreted: bool) -> dict:
+    import torch
+    import triton  # after TRITON_INTERPRET is settled
+
+    from drills import get_spec
+    from .diagnose import classify
+    from .evaluate import describe_exception
+    from .lanes import LaneChecker
+    from .launches import LaunchRecorder, config_label, find_autotuners
+
+    spec = get_spec(a.drill)
+    learner_file = os.path.realpath(a.file)
+    info = {"triton": triton.__version__, "torch": torch.__version__.split("+")[0]}
+    if a.device == "cuda":
+        if not torch.cuda.is_available():
+            return {**info, "fatal": {"stage": "device", "type": "NoCuda", "message": "no CUDA device is available"}}
+        info["device_name"] = torch.cuda.get_device_name()
+
+    lanes = LaneChecker(learner_file) if interpreted else None
+    if lanes:
+        lanes.install()
+    recorder = LaunchRecorder(learner_file, lanes)
+    recorder.install(interpreted)
+
+    # Import the learner's file as a module (its directory on sys.path, as `python file.py` would have it).
+    sys.path.insert(0, os.path.dirname(learner_file))
+    try:
+        mod_spec = importlib.util.spec_from_file_location("learner_submission", learner_file)
+        module = importlib.util.module_from_spec(mod_spec)
+        sys.modules["learner_submission"] = module
+        mod_spec.loader.exec_module(module)
+    except BaseException as e:  # noqa: BLE001 - any failure of the learner's import is the learner's error
+        return {**info, "fatal": {"stage": "import", **describe_exception(e, learner_file)}}
+    entry = getattr(module, spec.entry, None)
+    if not callable(entry):
+        names = [n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__]
+        return {**info, "fatal": {"stage": "entry", "type": "MissingEntry", "entry": spec.entry,
+                                  "found": names, "message": f"no function `{spec.entry}` in the file"}}
+
+    # An autotuned kernel is graded once per config: a grid that ignores the chosen BLOCK fails on every device.
+    configs = [(None, None)]
+    for tuner in find_autotuners(module):
+        if len(tuner.configs) > 1:
+            configs = [(tuner, c) for c in tuner.configs]
+            break
+    info["autotune_configs"] = [config_label(c) for _, c in configs if c is not None]
+
+    runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder)
+    sizes = list(spec.sizes) + (list(spec.cuda_sizes) if a.device == "cuda" else [])
+    calls = []
+    for tuner, config in configs:
+        for size in sizes:
+            for s in range(1 if a.quick else spec.seeds):
+                for ev in runner.pair(size, a.seed * 1000 + s, tuner, config):
+                    ev["config"] = config_label(config) if config is not None else None
+                    ev["category"], ev["detail"] = classify(ev, spec.max_launches)
+                    calls.append(ev)
+                    if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
+                        return {**info, "calls": calls}
+    return {**info, "calls": calls}
+
+
+class CallRunner:
+    """Calls the learner's entry point on guarded inputs and collects the evidence of each call."""
+
+    def __init__(self, spec, entry, device, learner_file, lanes, recorder):
+        self.spec, self.entry, self.device = spec, entry, device
+        self.learner_file, self.lanes, self.recorder = learner_file, lanes, recorder
+        try:
+            self.arg_names = list(inspect.signature(entry).parameters)
+        except (TypeError, ValueError):
+            self.arg_names = []
+
+    def pair(self, size, seed, tuner, config):
+        """Two calls with equal shapes and different values; the second also checks the first result was not reused."""
+        import torch
+
+        first_out = first_snapshot = None
+        for call in (0, 1):
+            ev, out = self.call(size, seed, call, tuner, config)
+            if call == 0 and isinstance(out, torch.Tensor):
+                first_out, first_snapshot = out, out.detach().clone()
+            elif call == 1 and first_out is not None and isinstance(out, torch.Tensor) and "exception" not in ev:
+                same_storage = out.data_ptr() == first_out.data_ptr()
+                changed = not torch.equal(first_out.detach().nan_to_num(), first_snapshot.nan_to_num())
+                ev["aliased"] = ev["stale"] = bool(same_storage or changed)
+            yield ev
+
+    def call(self, size, seed, call, tuner, config):
+        import torch
+        from contextlib import nullcontext
+
+        from .evaluate import describe_exception, evaluate_output, guard_evidence, mutated_inputs
+        from .launches import pinned
+        from .memory import Memory
+        from .torch_watch import TorchWatch
+
+        spec, lanes, recorder = self.spec, self.lanes, self.recorder
+        gen = torch.Generator().manual_seed(seed * 2 + call)
+        inputs = spec.make_inputs(size, gen)
+        ref = spec.reference(*[t.double() for t in inputs], **spec.kwargs)
+        memory = Memory(self.device)
+        names = [self.arg_names[i] if i < len(self.arg_names) else str(i) for i in range(len(inputs))]
+        guarded = [memory.place(t, f"input {names[i]}") for i, t in enumerate(inputs)]
+        clones = [t.clone() for t in guarded]
+        ev = {"size": size if isinstance(size, int) else list(size), "seed": seed, "call": call}
+        recorder.launches = []
+        watch = TorchWatch(memory, recorder, self.learner_file)
+        if lanes:
+            lanes.start(memory)
+        out = None
+        started = time.perf_counter()
+        try:
+            with (pinned(tuner, config) if tuner is not None else nullcontext()):
+                with watch:
+                    out = self.entry(*guarded, **spec.kwargs)
+            if self.device == "cuda":
+                torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001 - the learner's exception is evidence
+            ev["exception"] = describe_exception(e, self.learner_file)
+        finally:
+            if lanes:
+                lanes.stop()
+        ev["wall_s"] = round(time.perf_counter() - started, 4)
+        ev["launches"] = recorder.launches
+        ev["torch_ops"] = watch.ops
+        if lanes:
+            ev["violations"] = lanes.violations[:20]
+            ev["bytes"] = {"loaded": lanes.bytes_loaded, "stored": lanes.bytes_stored}
+        if "exception" in ev:
+            return ev, None
+        ev.update(evaluate_output(out, ref, inputs, names, memory, recorder.launches, spec, lanes is not None,
+                                  inputs[0].dtype, self.device))
+        ev["guard_hits"] = guard_evidence(memory)
+        ev["inputs_mutated"] = mutated_inputs(guarded, clones, names)
+        mark_out_of_bounds(ev)
+        return ev, out
+
+
+def mark_out_of_bounds(ev: dict) -> None:
+    """Tile map: '!' on each program that tried an out-of-bounds access (or the last tile, for a guard hit)."""
+    tiles = ev.get("tiles")
+    if not tiles:
+        return
+    status = list(tiles["status"])
+    for v in ev.get("violations", []):
+        if v["program"] < len(status):
+            status[v["program"]] = "!"
+    if any(g["after"] for g in ev.get("guard_hits", [])):
+        status[-1] = "!"
+    tiles["status"] = "".join(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""Run one graded call of the learner's entry point and turn what happened into evidence (plain, JSON-able data)."""
+from __future__ import annotations
+
+import traceback
+
+import numpy as np
+import torch
+
+from .memory import Memory, is_sentinel
+
+
+def learner_line_of(exc: BaseException, learner_file: str) -> int | None:
+    line = None
+    seen = set()
+    e = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        for frame, lineno in traceback.walk_tb(e.__traceback__):
+            if frame.f_code.co_filename == learner_file:
+                line = lineno
+        if line is not None:
+            return line
+        e = e.__cause__ or e.__context__
+    return line
+
+
+def describe_exception(exc: BaseException, learner_file: str) -> dict:
+    root = exc
+    # Triton's interpreter wraps kernel errors; the learner's mistake is the cause.
+    while type(root).__name__ == "InterpreterError" and root.__cause__ is not None:
+        root = root.__cause__
+    text = str(root).strip() or type(root).__name__
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return {
+        "type": type(root).__name__,
+        "message": "\n".join(lines[:12])[:1500],
+        "line": learner_line_of(exc, learner_file),
+        "cuda_fault": "illegal memory access" in text or "misaligned address" in text
+                      or "unspecified launch failure" in text,
+    }
+
+
+def _close(out64: torch.Tensor, ref: torch.Tensor, rtol: float, atol: float) -> torch.Tensor:
+    both_nan = torch.isnan(out64) & torch.isnan(ref)
+    same_inf = torch.isinf(ref) & (out64 == ref)
+    return ((out64 - ref).abs() <= atol + rtol * ref.abs()) | both_nan | same_inf
+
+
+def _unravel(i: int, shape) -> list:
+    return [int(v) for v in np.unravel_index(i, tuple(shape))] if len(shape) > 1 else [i]
+
+
+def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_launches, spec, interpreted: bool,
+                    expected_dtype, device: str) -> dict:
+    """Shape/dtype/device, unwritten elements, values, tiles. `inputs_cpu` are the inputs as given (for display)."""
+    ev: dict = {}
+    if not isinstance(out, torch.Tensor):
+        ev["returned"] = type(out).__name__
+        return ev
+    ev["returned"] = "tensor"
+    ev["expected_shape"], ev["got_shape"] = list(ref.shape), list(out.shape)
+    ev["expected_dtype"], ev["got_dtype"] = str(expected_dtype).replace("torch.", ""), str(out.dtype).replace(
+        "torch.", "")
+    ev["got_device"] = out.device.type
+    ev["device_ok"] = out.device.type == torch.device(device).type
+    ev["shape_ok"] = tuple(out.shape) == tuple(ref.shape)
+    ev["dtype_ok"] = out.dtype == expected_dtype
+    if not (ev["shape_ok"] and ev["device_ok"]):
+        return ev
+
+    flat = out.detach().reshape(-1)
+    numel = flat.numel()
+    region = memory.region_of(out) if numel else None
+    unwritten = torch.zeros(numel, dtype=torch.bool)
+    if region is not None and region.sentinel_filled:
+        unwritten |= is_sentinel(flat).cpu()
+    duplicates = 0
+    if interpreted and region is not None and region.kind == "alloc" and recorder_launches:
+        offset = (out.data_ptr() - region.start) // region.elsize
+        written = torch.zeros(numel, dtype=torch.bool)
+        per_launch: dict = {}
+        for launch, elems in region.stored:
+            idx = elems - offset
+            idx = idx[(idx >= 0) & (idx < numel)]
+            written[torch.from_numpy(idx)] = True
+            per_launch.setdefault(launch, []).append(idx)
+        for parts in per_launch.values():
+            allidx = np.concatenate(parts)
+            duplicates += int(allidx.size - np.unique(allidx).size)
+        unwritten |= ~written
+    ev["duplicates"] = duplicates
+
+    rtol, atol = spec.tolerance_for(str(expected_dtype).replace("torch.", ""))
+    if not ev["dtype_ok"]:
+        rtol, atol = max(rtol, 1e-2), max(atol, 1e-2)  # values may still be roughly right; the dtype is the news
+    out64 = flat.cpu().double()
+    ref64 = ref.reshape(-1).double()
+    ok = _close(out64, ref64, rtol, atol)
+    wrong = ~ok & ~unwritten
+    ev["unwritten"] = int(unwritten.sum())
+    ev["wrong"] = int(wrong.sum())
+    ev["numel"] = numel
+    ev["tolerance"] = [rtol, atol]
+    bad = (~ok | unwritten).nonzero()
+    if bad.numel():
+        i = int(bad[0].item())
+        ev["first_bad"] = {
+            "index": _unravel(i, out.shape),
+            "flat": i,
+            "expected": float(ref64[i]),
+            "got": None if unwritten[i] else float(out64[i]),
+            "unwritten": bool(unwritten[i]),
+            "inputs": {name: float(t.reshape(-1)[i]) for name, t in zip(arg_names, inputs_cpu)
+                       if isinstance(t, torch.Tensor) and t.numel() == numel},
+        }
+        diff = (out64 - ref64).abs()
+        diff[unwritten | ~torch.isfinite(diff)] = 0
+        ev["max_abs_err"] = float(diff.max())
+
+    # Tile map: one cell per BLOCK-sized tile of the flat output.
+    block = next((l["block"] for l in recorder_launches if l.get("block")), None) or 1024
+    tiles = max(1, -(-numel // block))
+    status = []
+    for t in range(tiles):
+        lo, hi = t * block, min(numel, (t + 1) * block)
+        if unwritten[lo:hi].any():
+            status.append(".")
+        elif wrong[lo:hi].any():
+            status.append("x")
+        else:
+            status.append("o")
+    ev["tiles"] = {"block": block, "status": "".join(status)}
+    return ev
+
+
+def guard_evidence(memory: Memory) -> list[dict]:
+    hits = []
+    for r in memory.regions:
+        if r.buffer is None:
+            continue
+        g = r.guard_hits()
+        if g["before"] or g["after"]:
+            hits.append({"tensor": r.name, "tensor_kind": r.kind, "numel": r.tensor.numel(), **g})
+    return hits
+
+
+def mutated_inputs(guarded_inputs, clones, arg_names) -> list[dict]:
+    out = []
+    for name, now, before in zip(arg_names, guarded_inputs, clones):
+        if not isinstance(now, torch.Tensor):
+            continue
+        same = (now == before) | (torch.isnan(now) & torch.isnan(before)) if now.is_floating_point() \
+            else (now == before)
+        changed = (~same).reshape(-1).nonzero()
+        if changed.numel():
+            out.append({"name": name, "count": int(changed.numel()), "first": int(changed[0].item())})
+    return out

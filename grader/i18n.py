@@ -1,0 +1,151 @@
+"""Learner-facing strings in English and Chinese. `lang` comes from --lang, else DRILL_LANG, else LANG."""
+from __future__ import annotations
+
+import os
+
+LANGS = ("en", "zh")
+
+
+def resolve_lang(flag: str | None = None) -> str:
+    for value in (flag, os.environ.get("DRILL_LANG"), os.environ.get("LANG")):
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def pick(text, lang: str) -> str:
+    """A {'en': ..., 'zh': ...} mapping (or a plain string) in the wanted language, falling back to English."""
+    if isinstance(text, dict):
+        return text.get(lang) or text.get("en") or ""
+    return text or ""
+
+
+M = {
+    "pass": {"en": "PASS", "zh": "通过"},
+    "fail": {"en": "FAIL", "zh": "未通过"},
+    "interpreter_note": {
+        "en": "No GPU here: your kernel ran in Triton's interpreter. Every lane of every load and store was "
+              "checked; speed was not measured.",
+        "zh": "本机没有 GPU：kernel 在 Triton 解释器里运行。每个 load/store 的每条 lane 都检查过地址；没有测速度。"},
+    "cuda_note": {
+        "en": "Ran on {name}; memory safety also checked lane by lane in Triton's interpreter.",
+        "zh": "在 {name} 上运行；另外在 Triton 解释器里逐 lane 检查了访存越界。"},
+    "hole_title": {"en": "this hole is not filled", "zh": "空位还没填"},
+    "line": {"en": "line", "zh": "第 {n} 行"},
+    "fix": {"en": "Fix", "zh": "怎么改"},
+    "sizes": {"en": "sizes", "zh": "尺寸"},
+    "tiles": {"en": "tiles (n={n}, BLOCK={block}, {tiles} tiles)", "zh": "tile 图（n={n}，BLOCK={block}，共 {tiles} 块）"},
+    "legend": {"en": "■ ok   ✗ wrong   · unwritten   ! out of bounds",
+               "zh": "■ 正确   ✗ 值错   · 没写   ! 越界"},
+    "first_bad": {"en": "first bad element", "zh": "第一个错的元素"},
+    "expected": {"en": "expected", "zh": "应为"},
+    "got": {"en": "got", "zh": "实际"},
+    "never_written": {"en": "never written (still the sentinel)", "zh": "从未写入（仍是哨兵值）"},
+    "checks": {"en": "checks", "zh": "检查项"},
+    "also_seen": {"en": "also seen", "zh": "另外还发现"},
+    "say_it": {"en": "Now say it out loud, 2 minutes, looking at your code:",
+               "zh": "现在对着代码说 2 分钟（通关）："},
+    "learner_output": {"en": "your program printed", "zh": "你的程序输出"},
+    "elapsed": {"en": "graded in {s:.1f} s", "zh": "评测用时 {s:.1f} 秒"},
+}
+
+# Per diagnosis: what is wrong, and the fix. Formatted with the diagnosis detail.
+DIAGNOSES = {
+    "hole": {
+        "what": {"en": "hole `{name}` is not filled (line {line}){more}",
+                 "zh": "空位 `{name}` 还没填（第 {line} 行）{more}"},
+        "fix": {"en": "Replace each HOLE(...) with your code. `drill hint {drill}` gives one hint at a time.",
+                "zh": "把每个 HOLE(...) 换成你的代码。`drill hint {drill}` 每次给一条提示。"}},
+    "error": {
+        "what": {"en": "{stage}: {type}: {message}", "zh": "{stage}：{type}: {message}"},
+        "fix": {"en": "Fix the line shown; the grader runs your file as a module and calls `{entry}`.",
+                "zh": "改正上面标出的那一行；评测器把你的文件当模块导入并调用 `{entry}`。"}},
+    "timeout": {
+        "what": {"en": "killed after {seconds} s on {device}: the call never finished",
+                 "zh": "在 {device} 上运行 {seconds} 秒后被终止：调用一直没有结束"},
+        "fix": {"en": "Look for a loop whose bound never moves: a `while` in the kernel, or a grid-stride loop "
+                      "that does not advance.",
+                "zh": "找一个永远不结束的循环：kernel 里的 while，或者步长不前进的 grid-stride 循环。"}},
+    "crash": {
+        "what": {"en": "the grading process died ({signal})", "zh": "评测进程崩溃（{signal}）"},
+        "fix": {"en": "Usually an out-of-bounds access on the GPU (illegal address) or in native code. "
+                      "Run `drill grade --device cpu`: the interpreter names the lane and line.",
+                "zh": "通常是 GPU 上的越界访问（illegal address）或原生代码崩溃。用 `drill grade --device cpu` "
+                      "再跑：解释器会指出越界的 lane 和行号。"}},
+    "torch-fallback": {
+        "what": {"en": "the wrapper computes with torch ({ops}): the work must happen in your Triton kernel",
+                 "zh": "wrapper 里用 torch 做了计算（{ops}）：计算必须在你的 Triton kernel 里完成"},
+        "fix": {"en": "Allocate the output with torch (empty/empty_like is fine), compute only in the kernel.",
+                "zh": "输出可以用 torch 分配（empty/empty_like），计算只能在 kernel 里做。"}},
+    "no-kernel": {
+        "what": {"en": "no Triton kernel was launched", "zh": "没有启动任何 Triton kernel"},
+        "fix": {"en": "Launch it: `kernel[grid](...)` inside `{entry}`.",
+                "zh": "在 `{entry}` 里用 `kernel[grid](...)` 启动 kernel。"}},
+    "fusion": {
+        "what": {"en": "{launches} Triton launches per call ({kernels}); this drill wants {expected}",
+                 "zh": "每次调用启动了 {launches} 个 Triton kernel（{kernels}）；本题要求 {expected} 个"},
+        "fix": {"en": "Do all of it in one kernel: keep the intermediate in registers, store only the result.",
+                "zh": "在一个 kernel 里做完：中间结果留在寄存器里，只 store 最终结果。"}},
+    "dtype": {
+        "what": {"en": "output dtype is {got}, expected {expected}", "zh": "输出 dtype 是 {got}，应为 {expected}"},
+        "fix": {"en": "Allocate the output like the input: `torch.empty_like(x)`.",
+                "zh": "按输入分配输出：`torch.empty_like(x)`。"}},
+    "shape": {
+        "what": {"en": "output shape {got} on {device}, expected {expected}",
+                 "zh": "输出形状 {got}（设备 {device}），应为 {expected}"},
+        "fix": {"en": "Return a tensor of the reference's shape, on the input's device.",
+                "zh": "返回与参考结果同形状、与输入同设备的张量。"}},
+    "input-mutated": {
+        "what": {"en": "input `{name}` was changed ({count} elements, first at index {first})",
+                 "zh": "输入 `{name}` 被改写了（{count} 个元素，第一个在下标 {first}）"},
+        "fix": {"en": "Store only into the output pointer; inputs are read-only.",
+                "zh": "只往输出指针 store；输入只读。"}},
+    "mask": {
+        "what": {"en": "{kind} touched {lanes} lanes past the end of `{tensor}` (elements {first}..{last}, "
+                       "it has {numel}), program {program}",
+                 "zh": "{kind} 越过了 `{tensor}` 的末尾 {lanes} 条 lane（元素 {first}..{last}，张量只有 {numel} 个），"
+                       "program {program}"},
+        "fix": {"en": "mask = offsets < n_elements, and pass mask= to every tl.load and tl.store. Values can look "
+                      "right without it: the tail lanes read and write memory that is not yours.",
+                "zh": "mask = offsets < n_elements，并且每个 tl.load 和 tl.store 都要传 mask=。没有 mask 时数值也可能"
+                      "是对的：尾块的 lane 在读写不属于你的内存。"}},
+    "mask-guard": {
+        "what": {"en": "{after} elements past the end of `{tensor}` were overwritten (it has {numel})",
+                 "zh": "`{tensor}` 末尾之后的 {after} 个元素被改写了（张量只有 {numel} 个）"}},
+    "mask-strict": {
+        "what": {"en": "the last {unwritten} elements were never written: the mask cuts the tail short",
+                 "zh": "最后 {unwritten} 个元素没有写：mask 把尾块切得太多了"},
+        "fix": {"en": "The mask must be true exactly for offsets < n_elements.",
+                "zh": "mask 应当恰好在 offsets < n_elements 时为真。"}},
+    "grid": {
+        "what": {"en": "the launch covers {programs} programs x BLOCK {block} = {coverage} elements, but n = "
+                       "{numel}: {unwritten} elements were never written",
+                 "zh": "启动了 {programs} 个 program × BLOCK {block} = {coverage} 个元素，但 n = {numel}："
+                       "{unwritten} 个元素没有被写"},
+        "fix": {"en": "grid = (triton.cdiv(n_elements, BLOCK_SIZE),): round up, so the partial last tile gets "
+                      "a program; a lambda over meta follows the BLOCK_SIZE actually used.",
+                "zh": "grid = (triton.cdiv(n_elements, BLOCK_SIZE),)：向上取整，让不满的尾块也有 program；"
+                      "用 lambda meta 可以跟随实际使用的 BLOCK_SIZE。"}},
+    "offsets": {
+        "what": {"en": "tiles land in the wrong place: {what}",
+                 "zh": "tile 的位置不对：{what}"},
+        "fix": {"en": "offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE): program pid owns tile pid.",
+                "zh": "offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)：第 pid 个 program 负责第 pid 块。"}},
+    "unwritten": {
+        "what": {"en": "{unwritten} of {numel} output elements were never written",
+                 "zh": "{numel} 个输出元素里有 {unwritten} 个没有写"},
+        "fix": {"en": "Every output element needs exactly one store.", "zh": "每个输出元素都需要恰好一次 store。"}},
+    "wrong-values": {
+        "what": {"en": "{wrong} of {numel} elements differ from the float64 reference",
+                 "zh": "{numel} 个元素里有 {wrong} 个与 float64 参考结果不一致"},
+        "fix": {"en": "Check the arithmetic against the task (operator, constants, order of operations).",
+                "zh": "对照题目检查计算（运算符、常数、运算顺序）。"}},
+    "stale-output": {
+        "what": {"en": "the second call reused or overwrote the first call's output",
+                 "zh": "第二次调用复用或改写了第一次调用的输出"},
+        "fix": {"en": "Allocate a fresh output on every call.", "zh": "每次调用都分配新的输出。"}},
+}
+
+
+def t(key: str, lang: str, **kw) -> str:
+    return pick(M[key], lang).format(**kw)

@@ -1,0 +1,126 @@
+"""Lane-exact memory checking under Triton's interpreter.
+
+Every load and store of the interpreter ends in `InterpreterBuilder.create_masked_load/store`. We wrap both: each
+active lane's address must fall inside one tensor, the one most of the access's lanes belong to. Bad lanes are
+recorded and masked off *before* the real access runs, so the grader's heap stays intact and the kernel runs on
+to the end (the tile map then shows every program). Stored element indices and bytes moved are recorded too.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .memory import Memory
+
+
+class LaneChecker:
+    def __init__(self, learner_file: str):
+        self.learner_file = learner_file
+        self.memory: Memory | None = None
+        self.active = False
+        self.violations: list[dict] = []
+        self.bytes_loaded = 0
+        self.bytes_stored = 0
+        self.launch = -1
+        self._orig = {}
+
+    # -- bookkeeping per graded call ---------------------------------------------------------------------------
+    def start(self, memory: Memory):
+        self.memory = memory
+        self.violations = []
+        self.bytes_loaded = 0
+        self.bytes_stored = 0
+        self.active = True
+
+    def stop(self):
+        self.active = False
+
+    def learner_line(self) -> int | None:
+        f = sys._getframe(2)
+        while f is not None:
+            if f.f_code.co_filename == self.learner_file:
+                return f.f_lineno
+            f = f.f_back
+        return None
+
+    # -- the hooks ---------------------------------------------------------------------------------------------
+    def install(self):
+        from triton.runtime import interpreter
+
+        cls = interpreter.InterpreterBuilder
+        self._orig = {"load": cls.create_masked_load, "store": cls.create_masked_store}
+        checker = self
+        orig_load, orig_store = self._orig["load"], self._orig["store"]
+
+        # Signatures differ across Triton versions (3.5/3.6: cache_modifier, eviction_policy; 3.9: cache_policy).
+        def create_masked_load(builder, ptrs, mask, *args, **kwargs):
+            if checker.active:
+                mask = checker._check(builder, "load", ptrs, mask)
+            return orig_load(builder, ptrs, mask, *args, **kwargs)
+
+        def create_masked_store(builder, ptrs, value, mask, *args, **kwargs):
+            if checker.active:
+                mask = checker._check(builder, "store", ptrs, mask)
+            return orig_store(builder, ptrs, value, mask, *args, **kwargs)
+
+        cls.create_masked_load = create_masked_load
+        cls.create_masked_store = create_masked_store
+
+    def _check(self, builder, kind, ptrs, mask):
+        from triton.runtime.interpreter import TensorHandle, _get_np_dtype
+
+        addrs = np.asarray(ptrs.data).astype(np.uint64, copy=False)
+        m = np.broadcast_to(np.asarray(mask.data, dtype=bool), addrs.shape)
+        elsize = np.dtype(_get_np_dtype(ptrs.get_element_ty())).itemsize
+        active = addrs[m]
+        if active.size == 0:
+            return mask
+        owners = self.memory.owners(active)
+        inside = owners[owners >= 0]
+        owner = int(np.bincount(inside).argmax()) if inside.size else -1
+        good = owners == owner
+        nbytes = int(active.size) * elsize
+        if kind == "load":
+            self.bytes_loaded += nbytes
+        else:
+            self.bytes_stored += nbytes
+        if owner >= 0 and kind == "store":
+            r = self.memory.regions[owner]
+            elems = ((active[good] - np.uint64(r.start)) // np.uint64(r.elsize)).astype(np.int64)
+            r.stored.append((self.launch, elems))
+        if good.all():
+            return mask
+        self._record(builder, kind, active[~good], owner)
+        new_mask = m.copy()
+        new_mask[m] = good
+        return TensorHandle(new_mask, mask.dtype)
+
+    def _record(self, builder, kind, bad: np.ndarray, owner: int):
+        regions = self.memory.regions
+        if owner >= 0:
+            r = regions[owner]
+            elems = (bad.astype(np.int64) - r.start) // r.elsize
+            side = "after" if int(bad.min()) >= r.end else ("before" if int(bad.max()) < r.start else "mixed")
+            name = r.name
+        else:  # no lane inside any tensor: attribute to the nearest one
+            i, side, first = self.memory.nearest(int(bad.min()))
+            r = regions[i]
+            elems = (bad.astype(np.int64) - r.start) // r.elsize
+            name = r.name
+        gx, gy, gz = builder.grid_idx
+        nx, ny, _ = builder.grid_dim
+        self.violations.append({
+            "kind": kind,
+            "tensor": name,
+            "tensor_kind": r.kind,
+            "numel": r.tensor.numel(),
+            "side": side,
+            "lanes": int(bad.size),
+            "first_elem": int(elems.min()),
+            "last_elem": int(elems.max()),
+            "program": int(gx + nx * (gy + ny * gz)),
+            "program_idx": [int(gx), int(gy), int(gz)],
+            "line": self.learner_line(),
+            "launch": self.launch,
+        })

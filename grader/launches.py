@@ -1,0 +1,146 @@
+"""Record every Triton launch (kernel, grid, block size) on the GPU and under the interpreter alike.
+
+Both `JITFunction.run` and `InterpretedFunction.run` take `(*args, grid, warmup, **kwargs)` in Triton 3.5-3.9, and
+`@triton.autotune` / `@triton.heuristics` end in them, so wrapping `run` sees every launch exactly once.
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+from contextlib import contextmanager
+
+BLOCK_NAMES = ("BLOCK_SIZE", "BLOCK", "XBLOCK", "BLOCK_N", "BLOCK_M", "RBLOCK")
+
+
+def _signature(kernel):
+    fn = getattr(kernel, "fn", kernel)
+    while hasattr(fn, "fn") and not inspect.isfunction(fn):
+        fn = fn.fn
+    return inspect.signature(fn)
+
+
+def bound_arguments(kernel, args, kwargs) -> dict:
+    sig = _signature(kernel)
+    known = {k: v for k, v in kwargs.items() if k in sig.parameters}
+    bound = sig.bind_partial(*args, **known)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def block_of(meta: dict) -> int | None:
+    for name in BLOCK_NAMES:
+        if isinstance(meta.get(name), int):
+            return meta[name]
+    for name, value in meta.items():
+        if "BLOCK" in name.upper() and isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+class LaunchRecorder:
+    """Wraps Triton's launch path; `depth` > 0 while inside Triton (the torch watcher ignores that time)."""
+
+    def __init__(self, learner_file: str, lanes=None):
+        self.learner_file = learner_file
+        self.lanes = lanes
+        self.launches: list[dict] = []
+        self.depth = 0
+
+    def learner_line(self) -> int | None:
+        f = sys._getframe(2)
+        while f is not None:
+            if f.f_code.co_filename == self.learner_file:
+                return f.f_lineno
+            f = f.f_back
+        return None
+
+    def _wrap(self, cls):
+        orig = cls.run
+        recorder = self
+
+        def run(kernel, *args, grid, warmup, **kwargs):
+            if warmup:
+                return orig(kernel, *args, grid=grid, warmup=warmup, **kwargs)
+            record = {"kernel": getattr(kernel, "__name__", "?"), "grid": None, "programs": None,
+                      "block": None, "meta": {}, "num_warps": kwargs.get("num_warps"),
+                      "line": recorder.learner_line()}
+            try:
+                meta = bound_arguments(kernel, args, kwargs)
+                record["meta"] = {k: v for k, v in meta.items() if isinstance(v, (int, float, bool, str))}
+                record["block"] = block_of(meta)
+                g = grid(meta) if callable(grid) else grid
+                g = tuple(int(v) for v in (g if isinstance(g, (tuple, list)) else (g,)))
+                record["grid"] = list(g)
+                programs = 1
+                for v in g:
+                    programs *= v
+                record["programs"] = programs
+            except Exception:  # the real launch below reports the learner's mistake
+                pass
+            recorder.launches.append(record)
+            if recorder.lanes is not None:
+                recorder.lanes.launch = len(recorder.launches) - 1
+            recorder.depth += 1
+            try:
+                return orig(kernel, *args, grid=grid, warmup=warmup, **kwargs)
+            finally:
+                recorder.depth -= 1
+
+        cls.run = run
+
+    def install(self, interpreted: bool):
+        if interpreted:
+            from triton.runtime.interpreter import InterpretedFunction
+            self._wrap(InterpretedFunction)
+        else:
+            from triton.runtime.jit import JITFunction
+            self._wrap(JITFunction)
+        # Autotuner benchmarking allocates and zeroes buffers with torch: not the learner's torch work.
+        from triton.runtime import autotuner
+        orig_run = autotuner.Autotuner.run
+        recorder = self
+
+        def autotuner_run(tuner, *args, **kwargs):
+            recorder.depth += 1
+            try:
+                return orig_run(tuner, *args, **kwargs)
+            finally:
+                recorder.depth -= 1
+
+        autotuner.Autotuner.run = autotuner_run
+
+
+def find_autotuners(module) -> list:
+    """Autotuner objects among the learner module's globals (looking through @triton.heuristics)."""
+    from triton.runtime.autotuner import Autotuner
+
+    found = []
+    for value in vars(module).values():
+        obj = value
+        for _ in range(4):
+            if isinstance(obj, Autotuner):
+                if obj not in found:
+                    found.append(obj)
+                break
+            obj = getattr(obj, "fn", None)
+            if obj is None:
+                break
+    return found
+
+
+def config_label(config) -> str:
+    parts = [f"{k}={v}" for k, v in config.kwargs.items()]
+    parts.append(f"num_warps={config.num_warps}")
+    return ", ".join(parts)
+
+
+@contextmanager
+def pinned(tuner, config):
+    """Make an autotuner use exactly one config (no benchmarking: it needs a GPU driver)."""
+    saved = (tuner.configs, dict(tuner.cache))
+    tuner.configs = [config]
+    tuner.cache = {}
+    try:
+        yield
+    finally:
+        tuner.configs, tuner.cache = saved[0], saved[1]

@@ -1,0 +1,146 @@
+"""Guarded buffers: every tensor the grader hands out, or the learner allocates, lives inside a larger buffer whose
+guard bands hold a sentinel bit pattern. The registry of these regions tells which tensor an address belongs to.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+GUARD_ELEMS = 32768  # larger than any BLOCK a learner would pick, so a tail overrun lands in a guard band
+
+# Quiet-NaN (or odd integer) bit patterns: distinguishable from anything a kernel computes.
+_SENTINEL_BITS = {
+    torch.float32: (torch.int32, 0x7FDEAD5A),
+    torch.float64: (torch.int64, 0x7FFDEAD5A5A5A5A5),
+    torch.float16: (torch.int16, 0x7E5A),
+    torch.bfloat16: (torch.int16, 0x7FDA),
+    torch.int32: (torch.int32, -559038737),
+    torch.int64: (torch.int64, -559038737),
+}
+
+
+def bits_view(t: torch.Tensor) -> torch.Tensor | None:
+    spec = _SENTINEL_BITS.get(t.dtype)
+    return t.view(spec[0]) if spec else None
+
+
+def fill_sentinel(t: torch.Tensor) -> None:
+    spec = _SENTINEL_BITS.get(t.dtype)
+    if spec is None:
+        t.fill_(0)
+    else:
+        t.view(spec[0]).fill_(spec[1])
+
+
+def is_sentinel(t: torch.Tensor) -> torch.Tensor:
+    """Bool mask of elements that still hold the sentinel pattern (never written)."""
+    spec = _SENTINEL_BITS.get(t.dtype)
+    if spec is None:
+        return torch.zeros(t.shape, dtype=torch.bool, device=t.device)
+    return t.view(spec[0]) == spec[1]
+
+
+@dataclass
+class Region:
+    name: str            # "input x", "output (torch.empty_like at line 40)", ...
+    kind: str            # "input" | "alloc" | "other"
+    tensor: torch.Tensor  # the view handed out
+    start: int           # first byte of the data
+    end: int             # one past the last byte of the data
+    buffer: torch.Tensor | None = None  # the whole guarded buffer (None: not guarded)
+    sentinel_filled: bool = False       # data was pre-filled with the sentinel
+    elsize: int = 4
+    stored: list = field(default_factory=list)  # element indices written by Triton stores (interpreter only)
+
+    def guard_hits(self) -> dict:
+        """Count guard-band elements that no longer hold the sentinel: writes past either end."""
+        if self.buffer is None:
+            return {"before": 0, "after": 0, "first_after": None, "last_before": None}
+        numel = self.tensor.numel()
+        lo = self.buffer[:GUARD_ELEMS]
+        hi = self.buffer[GUARD_ELEMS + numel:]
+        lo_hit = ~is_sentinel(lo)
+        hi_hit = ~is_sentinel(hi)
+        after = int(hi_hit.sum())
+        before = int(lo_hit.sum())
+        first_after = int(hi_hit.nonzero()[0].item()) if after else None
+        last_after = int(hi_hit.nonzero()[-1].item()) if after else None
+        last_before = int(GUARD_ELEMS - 1 - lo_hit.nonzero()[-1].item()) if before else None
+        return {"before": before, "after": after, "first_after": first_after, "last_after": last_after,
+                "last_before": last_before}
+
+
+class Memory:
+    """All regions of one graded call, searchable by address."""
+
+    def __init__(self, device: str):
+        self.device = device
+        self.regions: list[Region] = []
+        self._starts = None
+        self._ends = None
+
+    def _index(self):
+        order = sorted(range(len(self.regions)), key=lambda i: self.regions[i].start)
+        self.regions = [self.regions[i] for i in order]
+        self._starts = np.array([r.start for r in self.regions], dtype=np.uint64)
+        self._ends = np.array([r.end for r in self.regions], dtype=np.uint64)
+
+    def guarded(self, shape, dtype, name: str, kind: str, fill_value=None) -> torch.Tensor:
+        numel = 1
+        for s in shape:
+            numel *= int(s)
+        buf = torch.empty(numel + 2 * GUARD_ELEMS, dtype=dtype, device=self.device)
+        fill_sentinel(buf)
+        view = buf[GUARD_ELEMS:GUARD_ELEMS + numel].view(tuple(shape))
+        if fill_value is not None:
+            view.fill_(fill_value)
+        self.add(view, name, kind, buffer=buf, sentinel_filled=fill_value is None)
+        return view
+
+    def place(self, t: torch.Tensor, name: str) -> torch.Tensor:
+        """A copy of `t` on the grading device, inside guard bands."""
+        view = self.guarded(t.shape, t.dtype, name, "input", fill_value=0)
+        view.copy_(t.to(self.device))
+        self.regions[-1].sentinel_filled = False
+        return view
+
+    def add(self, t: torch.Tensor, name: str, kind: str, buffer=None, sentinel_filled=False) -> Region:
+        start = t.data_ptr()
+        end = start + max(t.numel(), 1) * t.element_size()
+        for r in self.regions:  # the same storage registered twice: keep the first name
+            if r.start == start and r.end == end:
+                return r
+        r = Region(name, kind, t, start, end, buffer, sentinel_filled, t.element_size())
+        self.regions.append(r)
+        self._index()
+        return r
+
+    def region_of(self, t: torch.Tensor) -> Region | None:
+        p = t.data_ptr()
+        for r in self.regions:
+            if r.start <= p < r.end or (t.numel() == 0 and p == r.start):
+                return r
+        return None
+
+    def owners(self, addrs: np.ndarray) -> np.ndarray:
+        """Region index per address (-1: inside no region)."""
+        if not self.regions:
+            return np.full(addrs.shape, -1, dtype=np.int64)
+        idx = np.searchsorted(self._starts, addrs, side="right").astype(np.int64) - 1
+        safe = np.clip(idx, 0, None)
+        inside = (idx >= 0) & (addrs < self._ends[safe])
+        return np.where(inside, idx, -1)
+
+    def nearest(self, addr: int) -> tuple[int, str, int]:
+        """For an address outside every region: the closest region, the side, and the element offset."""
+        best = None
+        for i, r in enumerate(self.regions):
+            if addr >= r.end:
+                d, side, elem = addr - r.end, "after", (addr - r.start) // r.elsize
+            else:
+                d, side, elem = r.start - addr, "before", -((r.start - addr + r.elsize - 1) // r.elsize)
+            if best is None or d < best[0]:
+                best = (d, i, side, elem)
+        return best[1], best[2], best[3]

@@ -1,0 +1,220 @@
+"""Render a verdict for a person: what is wrong, where (the line, the tiles, the first bad element), and the fix."""
+from __future__ import annotations
+
+import json
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from drills import get_spec
+from .i18n import DIAGNOSES, pick, t
+from .texts import checkpoints_for
+
+TILE_STYLE = {"o": ("■", "green"), "x": ("✗", "red"), ".": ("·", "grey50"), "!": ("!", "bold magenta")}
+TILE_ROW = 64
+MAX_CELLS = 256
+
+
+def _fmt(template: str, **kw) -> str:
+    class Missing(dict):
+        def __missing__(self, key):
+            return "?"
+    return template.format_map(Missing(kw))
+
+
+def explain(v, lang: str) -> tuple[str, str]:
+    """(what is wrong, the fix) for the verdict's diagnosis, in the learner's language."""
+    d, cat = v.detail or {}, v.diagnosis
+    spec = get_spec(v.drill)
+    entry = spec.entry
+    key = cat
+    kw: dict = {"drill": v.drill, "entry": entry}
+    if cat == "hole":
+        holes = d.get("holes", [])
+        first = holes[0] if holes else {"name": v.hole, "line": v.line}
+        rest = sorted({f"{h['name']}" for h in holes[1:] if h["name"] != first["name"]})
+        more_lines = [str(h["line"]) for h in holes[1:]]
+        kw.update(name=first["name"], line=first["line"],
+                  more=(f"; also {', '.join(rest)}" if rest else "") +
+                       (f" (lines {', '.join(more_lines)})" if more_lines else ""))
+    elif cat in ("error", "crash") and d.get("exception"):
+        e = d["exception"]
+        stage = {"import": "importing the file", "entry": "finding the entry point"}.get(d.get("stage"), "calling "
+                                                                                            f"`{entry}`")
+        if e.get("type") == "SyntaxError":
+            stage = "syntax"
+        msg = e.get("message", "")
+        if e.get("type") == "MissingEntry":
+            found = e.get("found") or []
+            msg = f"no function `{entry}`" + (f" (found: {', '.join(found)})" if found else "")
+        kw.update(stage=stage, type=e.get("type", "?"), message=msg.splitlines()[0] if msg else "",
+                  signal="CUDA illegal memory access" if cat == "crash" else "")
+        if cat == "crash":
+            kw["signal"] = msg.splitlines()[0] if msg else "CUDA fault"
+    elif cat == "error" and "returned" in d:
+        kw.update(stage=f"calling `{entry}`", type="TypeError",
+                  message=f"returned {d['returned']}, expected a torch.Tensor")
+    elif cat == "crash":
+        kw.update(signal=d.get("signal") or f"exit code {d.get('returncode')}")
+    elif cat == "timeout":
+        kw.update(seconds=d.get("seconds"), device=d.get("device"))
+    elif cat == "torch-fallback":
+        kw["ops"] = ", ".join(sorted({o["op"] for o in d.get("ops", [])}))
+    elif cat == "fusion":
+        kw.update(launches=d.get("launches"), expected=d.get("expected"), kernels=", ".join(d.get("kernels", [])))
+    elif cat in ("dtype", "shape"):
+        kw.update(got=d.get("got"), expected=d.get("expected"), device=d.get("device"))
+    elif cat == "input-mutated":
+        kw.update(**d["inputs"][0])
+    elif cat == "mask" and d.get("violation"):
+        viol = d["violation"]
+        kw.update(kind=f"tl.{viol['kind']}", lanes=viol["lanes"], tensor=viol["tensor"], first=viol["first_elem"],
+                  last=viol["last_elem"], numel=viol["numel"], program=viol["program"])
+    elif cat == "mask" and d.get("guard"):
+        key = "mask-guard"
+        kw.update(after=d["guard"]["after"], tensor=d["guard"]["tensor"], numel=d["guard"]["numel"])
+    elif cat == "mask" and d.get("too_strict"):
+        key = "mask-strict"
+        kw.update(unwritten=d.get("unwritten"))
+    elif cat == "offsets":
+        if d.get("violation"):
+            viol = d["violation"]
+            what = (f"tl.{viol['kind']} reached {viol['lanes']} lanes before the start of `{viol['tensor']}`"
+                    if viol["side"] == "before" else f"tl.{viol['kind']} went outside `{viol['tensor']}`")
+        elif d.get("guard"):
+            what = f"{d['guard']['before']} elements before the start of `{d['guard']['tensor']}` were overwritten"
+        elif d.get("duplicates"):
+            what = f"{d['duplicates']} elements were written by more than one program" + (
+                f", {d['unwritten']} never written" if d.get("unwritten") else "")
+        else:
+            what = f"{d.get('unwritten')} of {d.get('numel')} elements never written, in most tiles"
+        kw["what"] = what
+    elif cat == "grid":
+        kw.update(programs=d.get("programs"), block=d.get("block"), coverage=d.get("coverage"),
+                  numel=d.get("numel"), unwritten=d.get("unwritten"))
+    elif cat in ("unwritten", "wrong-values"):
+        kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"))
+    entry_text = DIAGNOSES.get(key, {})
+    fix_text = DIAGNOSES.get(key, {}).get("fix") or DIAGNOSES.get(cat, {}).get("fix", "")
+    return _fmt(pick(entry_text.get("what", cat), lang), **kw), _fmt(pick(fix_text, lang), **kw)
+
+
+def source_excerpt(lines: list[str], line: int | None, context: int = 1) -> Text | None:
+    if not line or line < 1 or line > len(lines):
+        return None
+    out = Text()
+    for n in range(max(1, line - context), min(len(lines), line + context) + 1):
+        mark = "➜" if n == line else " "
+        style = "bold yellow" if n == line else "dim"
+        out.append(f"  {mark} {n:4d} │ {lines[n - 1]}\n", style=style)
+    return out
+
+
+def tile_map(tiles: dict, numel: int, lang: str) -> Text:
+    status = tiles["status"]
+    group = 1
+    while len(status) / group > MAX_CELLS:
+        group *= 2
+    if group > 1:  # each cell stands for `group` tiles: show the worst of them
+        order = "!.xo"
+        status = "".join(min(status[i:i + group], key=order.index) for i in range(0, len(status), group))
+    out = Text()
+    out.append("  " + t("tiles", lang, n=numel, block=tiles["block"], tiles=len(tiles["status"])) +
+               (f", 1 cell = {group} tiles" if group > 1 else "") + "\n")
+    for i in range(0, len(status), TILE_ROW):
+        out.append(f"  {i * group:>6} ")
+        for c in status[i:i + TILE_ROW]:
+            sym, style = TILE_STYLE[c]
+            out.append(sym, style=style)
+        out.append("\n")
+    out.append("         " + t("legend", lang) + "\n", style="dim")
+    return out
+
+
+def sizes_row(cases: list[dict]) -> Text:
+    out = Text("  ")
+    for c in cases:
+        size = c["size"] if isinstance(c["size"], int) else "x".join(map(str, c["size"]))
+        label = f"{size}" + (f"[{c['config']}]" if c.get("config") else "") + (
+            "@cuda" if c["device"] == "cuda" else "")
+        if c["failed"]:
+            out.append(f"{label} ✗ {'/'.join(c['categories'])}", style="red")
+        else:
+            out.append(f"{label} ✓", style="green")
+        out.append("   ")
+    return out
+
+
+def render(v, lang: str) -> Group:
+    parts = []
+    head = Text()
+    head.append(f"{v.file}", style="bold")
+    head.append(f"  ·  drill {v.drill}  ·  {v.device}")
+    parts.append(head)
+    verdict = Text()
+    if v.passed:
+        verdict.append(f" {t('pass', lang)} ", style="bold white on green")
+        verdict.append(f"  {v.drill}")
+        parts.append(verdict)
+    else:
+        what, fix = explain(v, lang)
+        verdict.append(f" {t('fail', lang)} ", style="bold white on red")
+        verdict.append(f"  {v.diagnosis}", style="bold red")
+        if v.hole and v.diagnosis != "hole":
+            verdict.append(f"  (hole: {v.hole})", style="yellow")
+        verdict.append(f" — {what}")
+        parts.append(verdict)
+        excerpt = source_excerpt(v.source_lines, v.line)
+        if excerpt is not None:
+            parts.append(excerpt)
+        if fix:
+            parts.append(Text(f"  {t('fix', lang)}: {fix}", style="cyan"))
+    focus = v.focus or {}
+    if v.cases:
+        parts.append(Text(t("sizes", lang) + ":", style="bold"))
+        parts.append(sizes_row(v.cases))
+    if focus.get("tiles") and len(focus["tiles"]["status"]) > 0:
+        parts.append(tile_map(focus["tiles"], focus.get("numel", 0), lang))
+    fb = focus.get("first_bad")
+    if fb:
+        got = t("never_written", lang) if fb["unwritten"] else f"{fb['got']:.7g}"
+        ins = ", ".join(f"{k}={val:.7g}" for k, val in fb["inputs"].items())
+        parts.append(Text(f"  {t('first_bad', lang)}: out[{', '.join(map(str, fb['index']))}]  "
+                          f"{t('expected', lang)} {fb['expected']:.7g}, {t('got', lang)} {got}"
+                          + (f"   ({ins})" if ins else "")))
+    if v.others:
+        parts.append(Text(f"  {t('also_seen', lang)}: {', '.join(v.others)}", style="dim"))
+    if v.checks:
+        table = Table(show_header=False, box=None, padding=(0, 1))
+        for c in v.checks:
+            table.add_row("✓" if c["passed"] else "✗", c["name"], Text(str(c.get("detail") or ""), style="dim"),
+                          style=None if c["passed"] else "red")
+        parts.append(Text(t("checks", lang) + ":", style="bold"))
+        parts.append(table)
+    out = next((r["output"] for r in v.runs if r.get("output") and not v.passed), "")
+    if out.strip() and v.diagnosis in ("error", "crash", "timeout"):
+        tail = "\n".join(out.strip().splitlines()[-8:])
+        parts.append(Text(f"  {t('learner_output', lang)}:\n" + "\n".join("    " + ln for ln in tail.splitlines()),
+                          style="dim"))
+    if v.device == "cpu":
+        parts.append(Text(t("interpreter_note", lang), style="italic dim"))
+    elif v.info.get("cuda"):
+        parts.append(Text(t("cuda_note", lang, name=v.info["cuda"].get("device_name") or "CUDA"),
+                          style="italic dim"))
+    parts.append(Text(t("elapsed", lang, s=v.elapsed_s), style="dim"))
+    if v.passed:
+        cps = checkpoints_for(v.drill)
+        if cps:
+            parts.append(Text(t("say_it", lang), style="bold"))
+            for i, (cid, cp) in enumerate(cps, 1):
+                parts.append(Text(f"  {i}. {pick(cp.get('question'), lang)}  [{cid}]"))
+    return Group(*parts)
+
+
+def print_verdict(v, lang: str, console: Console) -> None:
+    console.print(render(v, lang))
+
+
+def verdict_json(v) -> str:
+    return json.dumps(v.to_json(), indent=2, default=str)

@@ -1,0 +1,256 @@
+"""The parent side of a grade: static checks, the child process(es) with a timeout, and the merged verdict.
+
+The parent never imports the learner's file. On a GPU the CUDA run and an interpreter run (lane-exact memory
+checks on fewer seeds) go side by side, so CPU and CUDA verdicts rest on the same memory evidence.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from drills import get_spec
+from .diagnose import overall
+from .spec import ROOT
+from .static import inspect_file
+
+
+@dataclass
+class ChildRun:
+    device: str
+    returncode: int | None = None
+    timed_out: bool = False
+    result: dict | None = None
+    output: str = ""          # the learner's prints and anything the child wrote
+    elapsed_s: float = 0.0
+
+
+@dataclass
+class Verdict:
+    drill: str
+    file: str
+    device: str
+    passed: bool
+    diagnosis: str | None
+    detail: dict = field(default_factory=dict)
+    line: int | None = None
+    hole: str | None = None
+    checks: list = field(default_factory=list)
+    cases: list = field(default_factory=list)
+    focus: dict | None = None          # the call the report shows in full (tile map, first bad element)
+    others: list = field(default_factory=list)  # other categories seen
+    runs: list = field(default_factory=list)
+    source_lines: list = field(default_factory=list)
+    info: dict = field(default_factory=dict)
+    elapsed_s: float = 0.0
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "source_lines"}
+
+
+def cuda_available() -> bool:
+    """Ask a throwaway interpreter, so the parent never initialises CUDA (or imports torch) itself."""
+    if os.environ.get("DRILL_FORCE_CPU"):
+        return False
+    if not (os.path.exists("/dev/nvidiactl") or shutil.which("nvidia-smi")):
+        return False  # no NVIDIA driver: skip the 1-2 s torch import of the probe
+    try:
+        r = subprocess.run([sys.executable, "-c", "import torch,sys;sys.exit(0 if torch.cuda.is_available() else 3)"],
+                           capture_output=True, timeout=120)
+        return r.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, workdir: str):
+    out = os.path.join(workdir, f"result-{device}.json")
+    log = open(os.path.join(workdir, f"log-{device}.txt"), "w+b")
+    cmd = [sys.executable, "-m", "grader.child", "--file", str(path), "--drill", drill, "--device", device,
+           "--seed", str(seed), "--out", out] + (["--quick"] if quick else [])
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
+    proc = subprocess.Popen(cmd, cwd=str(path.parent), env=env, stdin=subprocess.DEVNULL, stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    return proc, out, log
+
+
+def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
+    run = ChildRun(device)
+    started = time.monotonic()
+    try:
+        proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        run.timed_out = True
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the whole group: a hung kernel may have helpers
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    run.returncode = proc.returncode
+    run.elapsed_s = time.monotonic() - started
+    log.seek(0)
+    run.output = log.read().decode("utf-8", "replace")[-4000:]
+    log.close()
+    if os.path.exists(out):
+        try:
+            with open(out, encoding="utf-8") as f:
+                run.result = json.load(f)
+        except (OSError, ValueError):
+            run.result = None
+    return run
+
+
+def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout: float) -> list[ChildRun]:
+    with tempfile.TemporaryDirectory(prefix="drill-grade-") as workdir:
+        started = [(d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
+                                    workdir=workdir)) for d in devices]
+        deadline = time.monotonic() + timeout
+        return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
+
+
+def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int = 0,
+          timeout: float | None = None) -> Verdict:
+    """Grade one file. Raises UnreadableFile / KeyError (usage errors); everything else is a verdict."""
+    started = time.monotonic()
+    path = Path(path).resolve()
+    static = inspect_file(path)
+    name = drill or static.drill
+    if name is None:
+        raise KeyError("the file does not name its drill (a line `# drill: NAME`); pass --drill NAME")
+    spec = get_spec(name)
+    lines = static.source.splitlines()
+    if device == "auto":
+        device = "cuda" if cuda_available() else "cpu"
+    v = Verdict(drill=spec.name, file=str(path), device=device, passed=False, diagnosis=None, source_lines=lines)
+
+    if static.syntax_error:
+        v.diagnosis, v.detail, v.line = "error", {"exception": static.syntax_error}, static.syntax_error["line"]
+        v.checks = [{"name": "file", "passed": False, "detail": f"syntax error at line {v.line}"}]
+        return _done(v, started)
+    if static.holes:
+        v.diagnosis, v.line = "hole", static.holes[0]["line"]
+        v.hole = static.holes[0]["name"]
+        v.detail = {"holes": static.holes}
+        v.checks = [{"name": "holes filled", "passed": False,
+                     "detail": ", ".join(f"{h['name']} (line {h['line']})" for h in static.holes)}]
+        return _done(v, started)
+
+    devices = ["cuda", "cpu"] if device == "cuda" else ["cpu"]
+    runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s)
+    v.runs = [{"device": r.device, "returncode": r.returncode, "timed_out": r.timed_out,
+               "elapsed_s": round(r.elapsed_s, 2), "output": r.output if not r.result or r.result.get("fatal")
+               else r.output[-1500:]} for r in runs]
+    merge(v, runs, spec)
+    return _done(v, started)
+
+
+def _done(v: Verdict, started: float) -> Verdict:
+    v.elapsed_s = round(time.monotonic() - started, 2)
+    if v.diagnosis in get_spec(v.drill).holes:
+        v.hole = v.diagnosis
+    return v
+
+
+def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
+    """Child results -> one verdict: fatal problems first, then every call's category."""
+    for r in runs:
+        if r.result:
+            v.info.setdefault(r.device, {k: r.result.get(k) for k in ("triton", "torch", "device_name",
+                                                                      "autotune_configs", "elapsed_s")})
+        if r.timed_out:
+            v.diagnosis, v.detail = "timeout", {"seconds": round(r.elapsed_s, 1), "device": r.device,
+                                                "calls_done": len((r.result or {}).get("calls", []))}
+            v.checks.append({"name": "finishes in time", "passed": False,
+                             "detail": f"killed after {r.elapsed_s:.0f} s on {r.device}"})
+            return
+        if r.result is None:
+            sig = -r.returncode if r.returncode and r.returncode < 0 else None
+            v.diagnosis = "crash"
+            v.detail = {"signal": signal.Signals(sig).name if sig else None, "returncode": r.returncode,
+                        "device": r.device, "output": r.output[-1500:]}
+            v.checks.append({"name": "runs without crashing", "passed": False,
+                             "detail": f"the grading process died ({v.detail['signal'] or r.returncode})"})
+            return
+        fatal = r.result.get("fatal")
+        if fatal:
+            v.diagnosis, v.detail, v.line = "error", {"exception": fatal, "stage": fatal.get("stage")}, \
+                fatal.get("line")
+            v.checks.append({"name": fatal.get("stage", "run"), "passed": False, "detail": fatal.get("message")})
+            return
+
+    calls = [dict(c, device=r.device) for r in runs for c in r.result.get("calls", [])]
+    v.diagnosis = overall([c["category"] for c in calls])
+    v.passed = v.diagnosis is None
+    v.cases = summarize_cases(calls)
+    v.checks = summarize_checks(calls)
+    v.others = sorted({c["category"] for c in calls if c["category"] and c["category"] != v.diagnosis})
+    if not v.passed:
+        v.focus = pick_focus(calls, v.diagnosis)
+        v.detail = v.focus.get("detail", {})
+        v.line = line_of(v.focus)
+
+
+def line_of(call: dict) -> int | None:
+    d = call.get("detail", {})
+    for key in ("violation", "exception"):
+        if d.get(key) and d[key].get("line"):
+            return d[key]["line"]
+    if d.get("ops"):
+        return d["ops"][0].get("line")
+    if call.get("category") in ("grid", "no-kernel", "fusion") or call.get("category") == "offsets":
+        for l in call.get("launches", []):
+            if l.get("line"):
+                return l["line"]
+    return None
+
+
+def pick_focus(calls: list[dict], category: str) -> dict:
+    """The call to show in full: of those with the verdict's category, the largest with at most 256 tiles."""
+    same = [c for c in calls if c["category"] == category]
+    small = [c for c in same if len(c.get("tiles", {}).get("status", "")) <= 256]
+    pool = small or same
+    return max(pool, key=lambda c: (c.get("numel") or 0, c["device"] == "cuda"))
+
+
+def summarize_cases(calls: list[dict]) -> list[dict]:
+    """One row per (device, size, config): pass, or the categories seen over its seeds and calls."""
+    rows: dict = {}
+    for c in calls:
+        key = (c["device"], json.dumps(c["size"]), c.get("config"))
+        row = rows.setdefault(key, {"device": c["device"], "size": c["size"], "config": c.get("config"),
+                                    "calls": 0, "failed": 0, "categories": []})
+        row["calls"] += 1
+        if c["category"]:
+            row["failed"] += 1
+            if c["category"] not in row["categories"]:
+                row["categories"].append(c["category"])
+    return list(rows.values())
+
+
+CHECKS = (
+    ("runs without error", ("error", "crash")),
+    ("computes in a Triton kernel", ("torch-fallback", "no-kernel", "fusion")),
+    ("output dtype and shape", ("dtype", "shape")),
+    ("memory accesses in bounds", ("mask",)),
+    ("inputs unchanged", ("input-mutated",)),
+    ("every output element written", ("grid", "offsets", "unwritten")),
+    ("values match the float64 reference", ("wrong-values",)),
+    ("second call gets a fresh output", ("stale-output",)),
+)
+
+
+def summarize_checks(calls: list[dict]) -> list[dict]:
+    checks = []
+    for name, cats in CHECKS:
+        bad = [c for c in calls if c["category"] in cats]
+        detail = f"{len(calls) - len(bad)}/{len(calls)} calls" if not bad else \
+            f"{len(bad)}/{len(calls)} calls failed, first at size {bad[0]['size']} on {bad[0]['device']}"
+        checks.append({"name": name, "passed": not bad, "detail": detail})
+    return checks

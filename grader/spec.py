@@ -1,0 +1,55 @@
+"""What a drill is, as data: the entry point, how to make inputs, the float64 reference, sizes and tolerances.
+
+The grader reads only these fields; it never branches on a drill's name.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (rtol, atol) per dtype name, against a float64 reference.
+DEFAULT_TOLERANCE = {
+    "float32": (1e-5, 1e-6),
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "float64": (1e-12, 1e-14),
+}
+
+
+@dataclass(frozen=True)
+class DrillSpec:
+    name: str
+    entry: str                      # the function the learner's file must define
+    signature: str                  # shown to the learner
+    holes: tuple[str, ...]          # hole names used by HOLE("...") markers in the skeleton
+    make_inputs: Callable           # (size, generator) -> tuple of CPU tensors
+    reference: Callable             # float64 eager reference: (*inputs_as_float64, **kwargs) -> tensor
+    sizes: Sequence                 # sizes graded everywhere (int for 1-D numel, tuple for shapes)
+    cuda_sizes: Sequence = ()       # extra sizes graded on CUDA only
+    seeds: int = 3
+    kwargs: dict = field(default_factory=dict)   # extra non-tensor arguments for the entry point
+    tolerance: dict = field(default_factory=dict)  # dtype name -> (rtol, atol); falls back to DEFAULT_TOLERANCE
+    family: str = ""                # drills that share checkpoints and a report style
+    max_launches: int | None = None  # fused drills: exactly this many Triton launches per call
+    timeout_s: float = 60.0
+    eager: Callable | None = None   # the eager PyTorch form (what the learner must beat), optional
+    byte_model: Callable | None = None  # size -> {"fused": bytes, "eager": bytes}, optional
+    solution: str = ""              # file name in solutions/ when drills share one (default: <slug>.py)
+
+    @property
+    def slug(self) -> str:
+        return self.name.replace("-", "_")
+
+    @property
+    def skeleton_path(self) -> Path:
+        return ROOT / "drills" / f"{self.slug}.py"
+
+    @property
+    def solution_path(self) -> Path:
+        return ROOT / "solutions" / (self.solution or f"{self.slug}.py")
+
+    def tolerance_for(self, dtype_name: str) -> tuple[float, float]:
+        return self.tolerance.get(dtype_name, DEFAULT_TOLERANCE.get(dtype_name, (1e-5, 1e-6)))

@@ -1,0 +1,74 @@
+"""Watch the learner's wrapper: guard its allocations and record any torch op that computes values.
+
+A `TorchFunctionMode` sees factory functions (`torch.empty`) as well as tensor methods. Allocations are served
+from guarded, sentinel-filled buffers; value-computing torch calls are recorded with the learner's line, so a
+wrapper that returns `x + y` (or adds a `torch.relu` after the kernel) is named for what it is.
+"""
+from __future__ import annotations
+
+import sys
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from .memory import Memory
+
+EMPTY = {"empty", "empty_like", "new_empty", "empty_strided"}
+FILLED = {"zeros", "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full"}
+# Metadata, views and moves: not computing values.
+HARMLESS = {
+    "__get__", "__set__", "numel", "size", "dim", "ndimension", "stride", "data_ptr", "is_contiguous",
+    "contiguous", "element_size", "storage_offset", "untyped_storage", "__len__", "__format__", "__repr__",
+    "__str__", "view", "reshape", "flatten", "view_as", "reshape_as", "squeeze", "unsqueeze", "expand",
+    "expand_as", "__getitem__", "is_floating_point", "is_complex", "get_device", "__index__", "__int__",
+    "__hash__", "requires_grad_", "detach", "nelement",
+    "cpu", "cuda", "to", "__bool__", "item", "tolist", "is_pinned", "__iter__", "__reduce_ex__",
+    "__deepcopy__", "t", "permute", "transpose", "as_strided", "unbind", "split", "chunk", "narrow",
+}
+
+
+class TorchWatch(TorchFunctionMode):
+    def __init__(self, memory: Memory, recorder, learner_file: str):
+        super().__init__()
+        self.memory = memory
+        self.recorder = recorder
+        self.learner_file = learner_file
+        self.ops: list[dict] = []
+        self.allocs = 0
+
+    def _line(self):
+        f = sys._getframe(2)
+        while f is not None:
+            if f.f_code.co_filename == self.learner_file:
+                return f.f_lineno
+            f = f.f_back
+        return None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if self.recorder.depth > 0:
+            return func(*args, **kwargs)
+        name = getattr(func, "__name__", str(func))
+        if name in EMPTY or name in FILLED:
+            return self._alloc(func, name, args, kwargs)
+        result = func(*args, **kwargs)
+        if name in ("to", "cpu", "cuda") and isinstance(result, torch.Tensor) and args \
+                and isinstance(args[0], torch.Tensor) and result.dtype == args[0].dtype:
+            return result
+        if name not in HARMLESS:
+            self.ops.append({"op": f"torch.{name}", "line": self._line()})
+        return result
+
+    def _alloc(self, func, name, args, kwargs):
+        result = func(*args, **kwargs)
+        if not isinstance(result, torch.Tensor) or not result.is_contiguous() \
+                or result.device.type != torch.device(self.memory.device).type:
+            return result
+        line = self._line()
+        self.allocs += 1
+        label = f"torch.{name}" + (f" at line {line}" if line else "")
+        guarded = self.memory.guarded(tuple(result.shape), result.dtype, label, "alloc",
+                                      fill_value=None if name in EMPTY else 0)
+        if name not in EMPTY:  # keep zeros/ones/full semantics; only empty memory gets the sentinel
+            guarded.copy_(result)
+        return guarded
