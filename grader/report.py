@@ -12,7 +12,7 @@ from .i18n import DIAGNOSES, pick, t
 from .texts import checkpoints_for
 
 TILE_STYLE = {"o": ("■", "green"), "x": ("✗", "red"), ".": ("·", "grey50"), "!": ("!", "bold magenta")}
-TILE_ROW = 64
+TILE_ROW = 50
 MAX_CELLS = 256
 
 

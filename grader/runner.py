@@ -195,6 +195,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
         v.focus = pick_focus(calls, v.diagnosis)
         v.detail = v.focus.get("detail", {})
         v.line = line_of(v.focus)
+        if v.diagnosis == "offsets" and not v.detail.get("violation"):
+            v.line = offsets_line(v.source_lines, v.focus.get("launches", [])) or v.line
 
 
 def line_of(call: dict) -> int | None:
@@ -208,6 +210,21 @@ def line_of(call: dict) -> int | None:
         for l in call.get("launches", []):
             if l.get("line"):
                 return l["line"]
+    return None
+
+
+def offsets_line(lines: list[str], launches: list[dict]) -> int | None:
+    """The line that builds the offsets: the first `arange(` inside the launched kernel's body."""
+    for launch in launches:
+        head = f"def {launch.get('kernel')}("
+        start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(head)), None)
+        if start is None:
+            continue
+        for i in range(start + 1, len(lines)):
+            if lines[i].startswith(("def ", "class ", "@")):
+                break
+            if "arange(" in lines[i]:
+                return i + 1
     return None
 
 

@@ -1,0 +1,20 @@
+# drill: vector-add
+# expect: input-mutated
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def add(x, y):
+    out = torch.empty_like(x)
+    n = out.numel()
+    add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+    return x

@@ -1,0 +1,59 @@
+"""The grader graded: known-wrong submissions fail with their named category, correct variants pass.
+
+Each file in tests/submissions/{wrong,correct} says `# drill: NAME` and `# expect: CATEGORY|pass` on its first lines.
+Every reference solution passes, and every untouched skeleton fails with `hole`.
+"""
+import re
+from pathlib import Path
+
+import pytest
+
+import drills
+from grader import runner
+
+HERE = Path(__file__).parent / "submissions"
+EXPECT = re.compile(r"^#\s*expect:\s*(\S+)", re.MULTILINE)
+
+
+def submissions():
+    for path in sorted(HERE.glob("*/*.py")):
+        m = EXPECT.search(path.read_text(encoding="utf-8"))
+        assert m, f"{path} lacks an `# expect:` line"
+        yield pytest.param(path, m.group(1), id=f"{path.parent.name}/{path.stem}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path,expected", list(submissions()))
+def test_submission_gets_its_category(path, expected):
+    timeout = 15 if expected == "timeout" else None
+    v = runner.grade(path, device="cpu", timeout=timeout)
+    got = "pass" if v.passed else v.diagnosis
+    assert got == expected, f"{path.name}: expected {expected}, got {got} ({v.detail})"
+    if expected != "pass":
+        assert not v.passed
+        assert v.checks and any(not c["passed"] for c in v.checks)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", drills.names())
+def test_reference_solution_passes(name):
+    spec = drills.get_spec(name)
+    v = runner.grade(spec.solution_path, drill=name, device="cpu")
+    assert v.passed, (name, v.diagnosis, v.detail)
+    assert v.elapsed_s < 60
+
+
+@pytest.mark.parametrize("name", drills.names())
+def test_untouched_skeleton_names_its_holes(name):
+    spec = drills.get_spec(name)
+    v = runner.grade(spec.skeleton_path, device="cpu")
+    assert v.diagnosis == "hole"
+    assert not v.passed
+    assert {h["name"] for h in v.detail["holes"]} == set(spec.holes)
+    assert v.hole in spec.holes and v.line
+
+
+def test_skeleton_header_names_its_drill():
+    for name in drills.names():
+        first = drills.get_spec(name).skeleton_path.read_text(encoding="utf-8").splitlines()[0]
+        assert first == f"# drill: {name}"
