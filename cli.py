@@ -12,6 +12,7 @@ import click
 
 import drills
 from coach import actions
+from coach import checkpoints as checkpoints_mod
 from grader.i18n import resolve_lang
 
 DEVICE = click.Choice(["auto", "cuda", "cpu"])
@@ -36,6 +37,7 @@ def main():
     drill grade mask.py            grade it (CUDA if present, else Triton's interpreter)
     drill hint mask                one hint at a time
     drill solution mask            the reference solution
+    drill checkpoints mask         the spoken-answer checkpoints of a drill
     """
 
 
@@ -83,6 +85,14 @@ def hint(name, reset, lang):
 def solution(name):
     """Print the reference solution of drill NAME."""
     sys.exit(actions.solution(name))
+
+
+@main.command()
+@click.argument("drill", required=False, shell_complete=complete_drill)
+@lang_option
+def checkpoints(drill, lang):
+    """Print the spoken-answer checkpoints (all, or those of DRILL): question, model answer, key points."""
+    sys.exit(checkpoints_mod.show(drill, resolve_lang(lang)))
 
 
 if __name__ == "__main__":
