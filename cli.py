@@ -85,5 +85,32 @@ def solution(name):
     sys.exit(actions.solution(name))
 
 
+@main.command()
+@click.option("--minutes", type=click.FloatRange(min=0.1), default=10, show_default=True,
+              help="The coding clock, in minutes (the oral round has its own clock per question).")
+@click.option("--drills", "n_drills", type=click.IntRange(min=1), default=1, show_default=True,
+              help="How many drills (weak or never tried first).")
+@click.option("--questions", type=click.IntRange(min=0), default=2, show_default=True,
+              help="How many oral questions (due for review first).")
+@click.option("--oral-seconds", type=click.FloatRange(min=5), default=120, show_default=True,
+              help="The clock of each oral question, in seconds.")
+@click.option("--seed", type=int, default=None, help="Seed for picking among equally weak drills and questions.")
+@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="A new (or empty) folder for this interview's files (default: ./mock-DATE-TIME).")
+@click.option("--device", type=DEVICE, default="auto", show_default=True, help="Where the kernels run.")
+@lang_option
+def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, lang):
+    """A timed mock interview: code on the clock (graded on every save), then spoken questions, then a scorecard.
+
+    \b
+    The drills' skeletons go into a fresh folder; edit them in your editor.
+    Enter submits the code (or the clock does). Each question has its own clock:
+    type an answer, or say it aloud and press Enter; then see the model answer
+    and rate yourself 1-5. The scorecard is saved: `drill progress` shows it.
+    """
+    from coach import mock_tui
+    sys.exit(mock_tui.interview(minutes, n_drills, questions, seed, folder, oral_seconds, device, resolve_lang(lang)))
+
+
 if __name__ == "__main__":
     main()
