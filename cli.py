@@ -63,10 +63,16 @@ def start(name, path, force, lang):
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the generated inputs.")
 @click.option("--timeout", type=float, default=None, help="Seconds before the grade is killed (default: the drill's).")
+@click.option("--watch", is_flag=True, help="Grade again on every save (polls the file's modification time) or on "
+                                            "Enter; Ctrl-C stops, with the last grade's exit code.")
 @lang_option
-def grade(file, drill_name, device, as_json, seed, timeout, lang):
+def grade(file, drill_name, device, as_json, seed, timeout, watch, lang):
     """Grade FILE against eager PyTorch. Exit code: 0 pass, 1 fail, 2 usage or unreadable file."""
-    sys.exit(actions.grade(file, drill_name, device, as_json, seed, timeout, resolve_lang(lang)))
+    lang = resolve_lang(lang)
+    if watch:
+        from coach.watch import watch_cli
+        sys.exit(watch_cli(file, lambda: actions.grade(file, drill_name, device, as_json, seed, timeout, lang), lang))
+    sys.exit(actions.grade(file, drill_name, device, as_json, seed, timeout, lang))
 
 
 @main.command()
@@ -110,6 +116,20 @@ def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, lang)
     """
     from coach import mock_tui
     sys.exit(mock_tui.interview(minutes, n_drills, questions, seed, folder, oral_seconds, device, resolve_lang(lang)))
+
+
+@main.command()
+@lang_option
+def progress(lang):
+    """Per drill and per checkpoint: attempts, passes, best times, last result, and what is due for review.
+
+    \b
+    Reviews are spaced (Leitner boxes, keyed by drill and checkpoint ids): a pass
+    moves an item up a box (next review in 1, 3, 7, 16, then 35 days); a fail
+    makes it due now. `drill mock` asks what is due first.
+    """
+    from coach import progress as progress_mod
+    sys.exit(progress_mod.show(resolve_lang(lang)))
 
 
 if __name__ == "__main__":

@@ -359,7 +359,7 @@ def save(store, card: dict, now: float | None = None) -> dict:
             e = checkpoint_entry(state, o["id"])
             e["asked"] += 1
             e["passes"] += int(o["passed"])
-            if e["best_covered"] is None or len(o["covered"]) > e["best_covered"]:
+            if o["answered"] and (e["best_covered"] is None or len(o["covered"]) > e["best_covered"]):
                 e["best_covered"] = len(o["covered"])
             e["last"] = {"at": now, "covered": len(o["covered"]), "points": o["points"], "rating": o["rating"],
                          "passed": o["passed"], "answer_s": o["answer_s"]}

@@ -58,7 +58,7 @@ def describe_due(item: dict | None, now: float, lang: str = "en") -> str:
     s = due_in(item, now)
     if s <= 0:
         return "现在" if lang == "zh" else "now"
-    if s >= DAY:
+    if s >= DAY - 3600:
         n, unit = round(s / DAY), ("天" if lang == "zh" else "d")
     elif s >= 3600:
         n, unit = round(s / 3600), ("小时" if lang == "zh" else "h")

@@ -112,7 +112,17 @@ def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout:
         started = [(d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
                                     workdir=workdir)) for d in devices]
         deadline = time.monotonic() + timeout
-        return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
+        try:
+            return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
+        except BaseException:  # Ctrl-C in the parent: the children have their own session, so end them here
+            for _, proc, _, log in started:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+                log.close()
+            raise
 
 
 def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int = 0,
