@@ -103,6 +103,7 @@ class CodeTask:
     pass_at: float | None = None       # seconds since the start when it last turned to pass
     grade_s: float | None = None
     verdict: object = None
+    job: object = None                 # a grade running in the background (has .done() and .result())
 
 
 @dataclass
@@ -133,10 +134,11 @@ class Mock:
 
     def __init__(self, tasks: list[CodeTask], questions: list[Question], code_seconds: float, oral_seconds: float,
                  clock: Callable[[], float], grader: Callable, listener: Callable | None = None,
-                 stamp: Callable = file_stamp):
+                 stamp: Callable = file_stamp, background: Callable | None = None):
         self.tasks, self.questions = tasks, questions
         self.code_seconds, self.oral_seconds = float(code_seconds), float(oral_seconds)
         self.clock, self.grader, self.listener, self.stamp = clock, grader, listener, stamp
+        self.background = background  # (fn, *args) -> job; None: grade inline (tests, simple callers)
         self.phase = CODE
         self.t0: float | None = None
         self.used_s: float | None = None
@@ -212,7 +214,10 @@ class Mock:
 
     # code ---------------------------------------------------------------
     def grade_changed(self) -> None:
+        self.collect()
         for t in self.tasks:
+            if t.job is not None:
+                continue  # a save during a grade is graded when that grade is back
             stamp = self.stamp(t.path)
             if stamp is not None and stamp != t.seen:
                 t.seen = stamp
@@ -221,10 +226,33 @@ class Mock:
     def grade(self, t: CodeTask) -> None:
         self.emit("grading", task=t)
         t.attempts += 1
+        if self.background is not None:
+            t.job = self.background(self.grader, t.path, t.drill)
+            return
         try:
             v = self.grader(t.path, t.drill)
-        except Exception as e:  # an unreadable file (deleted, not UTF-8): a failed attempt, not a crash
-            self.emit("grade-error", task=t, error=str(e))
+        except Exception as e:
+            return self._graded(t, None, e)
+        self._graded(t, v, None)
+
+    def collect(self, wait: bool = False) -> None:
+        """Take in the background grades that are back (all of them, waiting, when wait=True)."""
+        for t in self.tasks:
+            if t.job is not None and (wait or t.job.done()):
+                job, t.job = t.job, None
+                try:
+                    v = job.result()
+                except Exception as e:
+                    self._graded(t, None, e)
+                else:
+                    self._graded(t, v, None)
+
+    def grading(self) -> bool:
+        return any(t.job is not None for t in self.tasks)
+
+    def _graded(self, t: CodeTask, v, error) -> None:
+        if error is not None:  # an unreadable file (deleted, not UTF-8): a failed attempt, not a crash
+            self.emit("grade-error", task=t, error=str(error))
             t.passed, t.diagnosis, t.pass_at = False, "unreadable", None
             return
         t.verdict, t.grade_s = v, getattr(v, "elapsed_s", None)
@@ -237,7 +265,9 @@ class Mock:
         self.emit("graded", task=t, verdict=v)
 
     def submit(self, how: str) -> None:
+        self.collect(wait=True)
         self.grade_changed()  # a save just before Enter still counts
+        self.collect(wait=True)
         self.used_s = min(self.elapsed(), self.code_seconds)
         self.submitted = how
         self.emit("submitted", how=how)
@@ -367,6 +397,34 @@ def save(store, card: dict, now: float | None = None) -> dict:
             e["review"] = schedule.review(e.get("review"), o["passed"], now)
         state["mocks"] = (state.get("mocks") or [])[-99:] + [card]
     return card
+
+
+class ThreadJob:
+    """fn(*args) on a daemon thread (a daemon, so Ctrl-C never waits for it); .done() and .result()."""
+
+    def __init__(self, fn, *args):
+        import threading
+
+        self._done = threading.Event()
+        self._value = self._error = None
+        threading.Thread(target=self._run, args=(fn, args), daemon=True).start()
+
+    def _run(self, fn, args):
+        try:
+            self._value = fn(*args)
+        except BaseException as e:  # handed to the caller of result()
+            self._error = e
+        finally:
+            self._done.set()
+
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def result(self):
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 # ---------------------------------------------------------------- test helpers (also handy for demos)

@@ -29,6 +29,7 @@ T = {
     "status": {"en": "{left} left | {files} | Enter = submit", "zh": "剩余 {left} | {files} | 回车 = 提交"},
     "not_graded": {"en": "not graded", "zh": "未评测"},
     "grading": {"en": "grading {file} …", "zh": "正在评测 {file} …"},
+    "grading_short": {"en": "grading …", "zh": "评测中 …"},
     "graded_pass": {"en": "[{at}] {file}: PASS (attempt {n}, graded in {s:.1f} s)",
                     "zh": "[{at}] {file}：通过（第 {n} 次，评测 {s:.1f} 秒）"},
     "graded_fail": {"en": "[{at}] {file}: FAIL ({diag}, attempt {n}) {what}",
@@ -144,7 +145,8 @@ class TerminalUI:
         if mock.phase != M.CODE:
             self.clear_status()
             return
-        files = "  ".join(f"{t.path.name}: " + (tr("pass", self.lang) if t.passed else
+        files = "  ".join(f"{t.path.name}: " + (tr("grading_short", self.lang) if t.job is not None else
+                                                  tr("pass", self.lang) if t.passed else
                                                   (t.diagnosis if t.attempts else tr("not_graded", self.lang)))
                           for t in mock.tasks)
         text = tr("status", self.lang, left=mmss(mock.code_left()), files=files)
@@ -171,7 +173,7 @@ class TerminalUI:
                 self.say(pick(texts.get("task"), lang))
             self.say(tr("enter_submit", lang), style="dim")
         elif kind == "grading":
-            if self.tty:
+            if self.tty and mock.background is None:
                 self.clear_status()
                 self.out.write(tr("grading", lang, file=data["task"].path.name))
                 self.out.flush()
@@ -280,13 +282,14 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
 
     ui = TerminalUI(lang)
     mock = M.Mock(tasks, questions, code_seconds=minutes * 60, oral_seconds=oral_seconds, clock=time.monotonic,
-                  grader=grader, listener=ui)
+                  grader=grader, listener=ui, background=M.ThreadJob)
     ui.say(tr("header", lang, n=len(tasks), minutes=human(minutes * 60, lang), q=len(questions),
               oral=human(oral_seconds, lang)), style="bold")
     ui.say(tr("folder", lang, dir=folder))
     try:
         card = M.run(mock, StdinInput(), poll_s=0.25, on_tick=ui.status)
     except KeyboardInterrupt:
+        runner.kill_children()  # grades still running on their threads
         ui.say("")
         ui.say(tr("abandoned", lang), style="yellow")
         return 130

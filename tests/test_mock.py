@@ -239,3 +239,54 @@ def test_real_grader_on_reference_solution(tmp_path):
     verdicts = [d["verdict"] for k, d in mock.events if k == "graded"]
     assert [v.diagnosis for v in verdicts] == ["hole", None]
     assert c["passed"] and c["attempts"] == 2 and c["grade_s"] > 0
+
+
+def test_background_grades_keep_the_clock_running(tmp_path):
+    """With background jobs the loop keeps ticking while a grade runs; a save during a grade is graded after it."""
+    clock = M.FakeClock()
+    jobs = []
+
+    class SlowJob:  # grades the file as it is now; the verdict is "back" 10 s of fake time later
+        def __init__(self, fn, *args):
+            self.value, self.ready_at = fn(*args), clock() + 10
+            jobs.append(self)
+
+        def done(self):
+            return clock() >= self.ready_at
+
+        def result(self):
+            return self.value
+
+    grader = FakeGrader()
+    tasks, qs = M.prepare(tmp_path / "mock", ["vector-add"], [])
+    mock = M.Mock(tasks, qs, code_seconds=120, oral_seconds=60, clock=clock, grader=grader, background=SlowJob)
+    t = tasks[0]
+    ticks_while_grading = []
+    script = [(2, write_wrong(t)), (5, solve(t)), (40, "")]
+    M.run(mock, M.ScriptedInput(clock, script), poll_s=0.5,
+          on_tick=lambda m: ticks_while_grading.append(m.grading()))
+    assert sum(ticks_while_grading) >= 30  # the loop kept turning (countdown drawn) while grades ran
+    assert len(jobs) == 2 and t.attempts == 2 and t.passed
+    graded = [d["verdict"].passed for k, d in mock.events if k == "graded"]
+    assert graded == [False, True]  # the save at 2 s (holes), then the save at 5 s, made during the first grade
+    assert 22 <= t.pass_at <= 24  # second grade started when the first came back (~12 s), done ~10 s later
+
+
+def test_submit_waits_for_a_running_grade(tmp_path):
+    clock = M.FakeClock()
+
+    class NeverDoneUntilWaited:
+        def __init__(self, fn, *args):
+            self.fn, self.args = fn, args
+
+        def done(self):
+            return False
+
+        def result(self):
+            return self.fn(*self.args)
+
+    tasks, qs = M.prepare(tmp_path / "mock", ["vector-add"], [])
+    mock = M.Mock(tasks, qs, code_seconds=120, oral_seconds=60, clock=clock, grader=FakeGrader(),
+                  background=NeverDoneUntilWaited)
+    card = M.run(mock, M.ScriptedInput(clock, [(2, solve(tasks[0])), (4, "")]), poll_s=0.5)
+    assert card["code"][0]["passed"] and card["code"][0]["attempts"] == 1
