@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from grader.i18n import pick
 from grader.texts import checkpoints, checkpoints_for
 from . import schedule
 from .store import checkpoint_entry, drill_entry

@@ -1,4 +1,3 @@
-from pathlib import Path
 
 from coach import mock as M
 from coach import progress
