@@ -65,10 +65,16 @@ def start(name, path, force, lang):
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the generated inputs.")
 @click.option("--timeout", type=float, default=None, help="Seconds before the grade is killed (default: the drill's).")
+@click.option("--watch", is_flag=True, help="Grade again on every save (polls the file's modification time) or on "
+                                            "Enter; Ctrl-C stops, with the last grade's exit code.")
 @lang_option
-def grade(file, drill_name, device, as_json, seed, timeout, lang):
+def grade(file, drill_name, device, as_json, seed, timeout, watch, lang):
     """Grade FILE against eager PyTorch. Exit code: 0 pass, 1 fail, 2 usage or unreadable file."""
-    sys.exit(actions.grade(file, drill_name, device, as_json, seed, timeout, resolve_lang(lang)))
+    lang = resolve_lang(lang)
+    if watch:
+        from coach.watch import watch_cli
+        sys.exit(watch_cli(file, lambda: actions.grade(file, drill_name, device, as_json, seed, timeout, lang), lang))
+    sys.exit(actions.grade(file, drill_name, device, as_json, seed, timeout, lang))
 
 
 @main.command()
@@ -93,6 +99,47 @@ def solution(name):
 def checkpoints(drill, lang):
     """Print the spoken-answer checkpoints (all, or those of DRILL): question, model answer, key points."""
     sys.exit(checkpoints_mod.show(drill, resolve_lang(lang)))
+
+
+@main.command()
+@click.option("--minutes", type=click.FloatRange(min=0.1), default=10, show_default=True,
+              help="The coding clock, in minutes (the oral round has its own clock per question).")
+@click.option("--drills", "n_drills", type=click.IntRange(min=1), default=1, show_default=True,
+              help="How many drills (weak or never tried first).")
+@click.option("--questions", type=click.IntRange(min=0), default=2, show_default=True,
+              help="How many oral questions (due for review first).")
+@click.option("--oral-seconds", type=click.FloatRange(min=5), default=120, show_default=True,
+              help="The clock of each oral question, in seconds.")
+@click.option("--seed", type=int, default=None, help="Seed for picking among equally weak drills and questions.")
+@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="A new (or empty) folder for this interview's files (default: ./mock-DATE-TIME).")
+@click.option("--device", type=DEVICE, default="auto", show_default=True, help="Where the kernels run.")
+@lang_option
+def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, lang):
+    """A timed mock interview: code on the clock (graded on every save), then spoken questions, then a scorecard.
+
+    \b
+    The drills' skeletons go into a fresh folder; edit them in your editor.
+    Enter submits the code (or the clock does). Each question has its own clock:
+    type an answer, or say it aloud and press Enter; then see the model answer
+    and rate yourself 1-5. The scorecard is saved: `drill progress` shows it.
+    """
+    from coach import mock_tui
+    sys.exit(mock_tui.interview(minutes, n_drills, questions, seed, folder, oral_seconds, device, resolve_lang(lang)))
+
+
+@main.command()
+@lang_option
+def progress(lang):
+    """Per drill and per checkpoint: attempts, passes, best times, last result, and what is due for review.
+
+    \b
+    Reviews are spaced (Leitner boxes, keyed by drill and checkpoint ids): a pass
+    moves an item up a box (next review in 1, 3, 7, 16, then 35 days); a fail
+    makes it due now. `drill mock` asks what is due first.
+    """
+    from coach import progress as progress_mod
+    sys.exit(progress_mod.show(resolve_lang(lang)))
 
 
 if __name__ == "__main__":

@@ -64,7 +64,8 @@ class Store:
             return empty_state()
         try:
             data = json.loads(text)
-            if not isinstance(data, dict) or not isinstance(data.get("drills", {}), dict):
+            if not isinstance(data, dict) or not isinstance(data.get("drills", {}), dict) \
+                    or not isinstance(data.get("checkpoints", {}), dict) or not isinstance(data.get("mocks", []), list):
                 raise ValueError("not a drill state object")
         except ValueError:
             backup = self.path.with_name(f"state.corrupt-{time.strftime('%Y%m%d-%H%M%S')}.json")
@@ -89,18 +90,37 @@ class Store:
 
 
 def drill_entry(state: dict, name: str) -> dict:
-    return state["drills"].setdefault(name, {"attempts": 0, "passes": 0, "hints_seen": 0, "best_s": None,
-                                             "last": None, "history": []})
+    d = state["drills"].setdefault(name, {"attempts": 0, "passes": 0, "hints_seen": 0, "best_s": None,
+                                          "last": None, "history": []})
+    for key, default in (("attempts", 0), ("passes", 0), ("best_s", None), ("best_mock_s", None), ("review", None)):
+        d.setdefault(key, default)
+    return d
 
 
-def record_grade(store: Store, verdict) -> None:
+def checkpoint_entry(state: dict, cid: str) -> dict:
+    """Per checkpoint id: how often asked, best coverage, last answer's result, review schedule."""
+    c = state["checkpoints"].setdefault(cid, {})
+    for key, default in (("asked", 0), ("passes", 0), ("best_covered", None), ("last", None), ("review", None),
+                         ("history", [])):
+        c.setdefault(key, default)
+    return c
+
+
+def record_grade(store: Store, verdict, now: float | None = None) -> None:
+    """One grade: attempts, passes, duration (verdict.elapsed_s), best_s (fastest passing grade), review box."""
+    from .schedule import review  # local: keeps `import coach.store` light
+
     with store.update() as state:
         d = drill_entry(state, verdict.drill)
         d["attempts"] += 1
-        now = time.time()
+        now = time.time() if now is None else now
+        elapsed = getattr(verdict, "elapsed_s", None)
         result = {"at": now, "passed": verdict.passed, "diagnosis": verdict.diagnosis, "device": verdict.device,
-                  "file": verdict.file}
+                  "file": verdict.file, "elapsed_s": elapsed}
         if verdict.passed:
             d["passes"] += 1
+            if elapsed is not None and (d["best_s"] is None or elapsed < d["best_s"]):
+                d["best_s"] = elapsed
         d["last"] = result
         d["history"] = (d.get("history") or [])[-49:] + [result]
+        d["review"] = review(d.get("review"), bool(verdict.passed), now)

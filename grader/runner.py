@@ -69,6 +69,18 @@ def cuda_available() -> bool:
         return False
 
 
+LIVE: set = set()  # child processes not yet waited for (a caller on another thread may need to end them)
+
+
+def kill_children() -> None:
+    """End every grading child still running (e.g. on Ctrl-C while grades run on background threads)."""
+    for proc in list(LIVE):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, workdir: str):
     out = os.path.join(workdir, f"result-{device}.json")
     log = open(os.path.join(workdir, f"log-{device}.txt"), "w+b")
@@ -78,6 +90,7 @@ def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, wor
                PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
     proc = subprocess.Popen(cmd, cwd=str(path.parent), env=env, stdin=subprocess.DEVNULL, stdout=log,
                             stderr=subprocess.STDOUT, start_new_session=True)
+    LIVE.add(proc)
     return proc, out, log
 
 
@@ -93,6 +106,7 @@ def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
         except ProcessLookupError:
             pass
         proc.wait()
+    LIVE.discard(proc)
     run.returncode = proc.returncode
     run.elapsed_s = time.monotonic() - started
     log.seek(0)
@@ -112,7 +126,18 @@ def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout:
         started = [(d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
                                     workdir=workdir)) for d in devices]
         deadline = time.monotonic() + timeout
-        return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
+        try:
+            return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
+        except BaseException:  # Ctrl-C in the parent: the children have their own session, so end them here
+            for _, proc, _, log in started:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+                LIVE.discard(proc)
+                log.close()
+            raise
 
 
 def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int = 0,

@@ -1,0 +1,89 @@
+"""`drill grade --watch FILE`: grade, then grade again on every save (mtime polling) or on Enter; Ctrl-C stops.
+
+No file-watching dependency: the file's (mtime, size) is polled twice a second. The exit code is the last grade's.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable
+
+from .mock import EOF, file_stamp
+from .ui import console
+
+T = {
+    "watching": {"en": "watching {file}: save it to re-grade, Enter to re-run, Ctrl-C to stop "
+                       "(polls the file's modification time)",
+                 "zh": "正在监视 {file}：保存即重新评测，回车手动重跑，Ctrl-C 退出（轮询文件修改时间）"},
+    "missing": {"en": "waiting for {file} to exist …", "zh": "等待 {file} 出现 …"},
+    "stopped": {"en": "stopped watching (last grade: exit code {code})", "zh": "已停止监视（最后一次评测退出码 {code}）"},
+}
+
+
+def tr(key, lang, **kw):
+    return T[key].get(lang, T[key]["en"]).format(**kw)
+
+
+def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
+          stamp: Callable = file_stamp, clear: Callable | None = None, say: Callable | None = None,
+          poll_s: float = 0.5) -> int:
+    """Loop until Ctrl-C (KeyboardInterrupt); returns the exit code of the last grade.
+
+    run_once grades and prints (returns its exit code); source.poll(timeout) gives a line, None, or EOF (a closed
+    stdin only disables Enter: saves still re-grade).
+    """
+    path = Path(path)
+    say = say or (lambda text: console().print(text, style="dim", markup=False, highlight=False))
+    clear = clear or (lambda: None)
+    code = None
+    seen = None
+
+    def once():
+        nonlocal code, seen
+        seen = stamp(path)
+        clear()
+        say(tr("watching", lang, file=path.name))
+        code = run_once()
+
+    try:
+        once()
+        while True:
+            line = source.poll(poll_s)  # a closed stdin (EOF) only disables Enter
+            now = stamp(path)
+            if line is not None and line is not EOF:
+                once()
+            elif now is not None and now != seen:
+                once()
+            elif now is None and seen is not None:
+                seen = None
+                say(tr("missing", lang, file=path.name))
+    except KeyboardInterrupt:
+        code = 2 if code is None else code
+        say(tr("stopped", lang, code=code))
+        return code
+
+
+def watch_cli(file: Path, grade_once: Callable[[], int], lang: str) -> int:
+    from .mock_tui import StdinInput
+
+    out = console()
+    tty = sys.stdout.isatty()
+
+    def clear():
+        if tty:
+            out.clear()
+        else:
+            out.print("─" * 40, markup=False)
+
+    try:
+        source = StdinInput()
+    except (OSError, ValueError):  # no stdin at all
+        source = _NoInput()
+    return watch(Path(file), grade_once, source, lang=lang, clear=clear)
+
+
+class _NoInput:
+    def poll(self, timeout):
+        import time
+        time.sleep(timeout)
+        return EOF

@@ -1,0 +1,60 @@
+"""One real mock interview in a pseudo-terminal: start, live pass on save, submit, two questions, scorecard."""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pexpect
+import pytest
+
+import drills
+from grader.spec import ROOT
+from grader.static import drill_of
+
+
+@pytest.mark.slow
+def test_mock_interview_in_a_pty(tmp_path, drill_home):
+    folder = tmp_path / "interview"
+    env = dict(os.environ, DRILL_HOME=str(drill_home), NO_COLOR="1", TERM="xterm", DRILL_FORCE_CPU="1",
+               DRILL_LANG="en")
+    started = time.monotonic()
+    child = pexpect.spawn(sys.executable, ["cli.py", "mock", "--minutes", "1", "--drills", "1", "--questions", "2",
+                                           "--oral-seconds", "60", "--seed", "0", "--dir", str(folder)],
+                          cwd=str(ROOT), env=env, encoding="utf-8", timeout=40, dimensions=(40, 160))
+    try:
+        child.expect("Enter = submit")  # the live countdown line
+        files = list(folder.glob("*.py"))
+        assert len(files) == 1
+        name = drill_of(files[0].read_text())
+        shutil.copy(drills.get_spec(name).solution_path, files[0])  # "save" the reference solution
+        child.expect(r"PASS \(attempt 1")
+        child.sendline("")  # submit
+        child.expect("Code submitted")
+        child.expect(r"Question 1/2 \(1 min\): ")
+        child.sendline("each program owns one tile of BLOCK_SIZE elements, and we round up with cdiv")
+        child.expect("Model answer:")
+        child.expect("Rate yourself 1-5")
+        child.sendline("4")
+        child.expect(r"Question 2/2")
+        child.sendline("")  # said aloud
+        child.expect(r"Key points \(check them against what you said\)")
+        child.sendline("3")
+        child.expect("Scorecard")
+        child.expect(r"PASS\s")
+        child.expect("4/5")
+        child.expect(r"\(aloud\)")
+        child.expect("drill progress")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    assert time.monotonic() - started < 60
+
+    out = subprocess.run([sys.executable, "cli.py", "progress"], cwd=str(ROOT), env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0
+    assert "1 mock interview(s)" in out.stdout
+    row = next(line for line in out.stdout.splitlines() if f" {name} " in line)
+    cells = [c.strip() for c in row.split("│") if c.strip()]
+    assert cells[:3] == [name, "1", "1"] and "pass" in cells
