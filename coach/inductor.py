@@ -198,30 +198,46 @@ def _split_top(args: str) -> list[str]:
     return parts
 
 
+def _mask_arg(args: list[str], op: str) -> str | None:
+    for a in args:
+        if a.replace(" ", "").startswith("mask="):
+            return a.split("=", 1)[1].strip()
+    pos = 1 if op == "load" else 2
+    if len(args) > pos and not re.match(r"^\w+\s*=[^=]", args[pos]):
+        return args[pos]
+    return None
+
+
 def triton_pieces(text: str) -> list[Piece]:
     """The pieces of any Triton kernel's source, Inductor's or a learner's: program id, offsets (tl.arange),
-    mask (an assignment to a name with `mask` in it), loads and stores (with their pointer and whether masked)."""
-    pieces = []
-    for n, line in enumerate(text.split("\n"), start=1):
-        code = line.split("#", 1)[0]
-        if not code.strip():
-            continue
-        if "tl.program_id" in code:
-            pieces.append(Piece("pid", n, line.strip()))
-        if "tl.arange" in code:
-            pieces.append(Piece("offsets", n, line.strip()))
-        m = _ASSIGN.match(code)
-        if m and "mask" in m.group(1).lower() and "tl.load" not in code:
-            pieces.append(Piece("mask", n, line.strip()))
-        if m and re.fullmatch(r"\w*numel", m.group(1)) and re.fullmatch(r"\d+", m.group(2).strip()):
-            pieces.append(Piece("numel", n, line.strip()))
+    mask (an assignment to a name passed as a load/store mask, or with `mask` in its name), loads and stores
+    (with their pointer and whether masked)."""
+    lines = [line.split("#", 1)[0] for line in text.split("\n")]
+    mask_names = set()
+    for code in lines:
         for op in ("load", "store"):
             if f"tl.{op}(" in code:
-                args = _split_top(_call_args(code, f"tl.{op}"))
-                positional_mask = len(args) >= (2 if op == "load" else 3) and "=" not in args[1 if op == "load"
-                                                                                              else 2]
-                masked = any(a.replace(" ", "").startswith("mask=") for a in args) or positional_mask
-                pieces.append(Piece(op, n, line.strip(), pointer=_first_arg(code), masked=masked))
+                arg = _mask_arg(_split_top(_call_args(code, f"tl.{op}")), op)
+                if arg and re.fullmatch(r"[A-Za-z_]\w*", arg):
+                    mask_names.add(arg)
+    pieces = []
+    for n, code in enumerate(lines, start=1):
+        if not code.strip():
+            continue
+        line = text.split("\n")[n - 1].strip()
+        if "tl.program_id" in code:
+            pieces.append(Piece("pid", n, line))
+        if "tl.arange" in code:
+            pieces.append(Piece("offsets", n, line))
+        m = _ASSIGN.match(code)
+        if m and (m.group(1) in mask_names or "mask" in m.group(1).lower()) and "tl.load" not in code:
+            pieces.append(Piece("mask", n, line))
+        if m and re.fullmatch(r"\w*numel", m.group(1)) and re.fullmatch(r"\d+", m.group(2).strip()):
+            pieces.append(Piece("numel", n, line))
+        for op in ("load", "store"):
+            if f"tl.{op}(" in code:
+                arg = _mask_arg(_split_top(_call_args(code, f"tl.{op}")), op)
+                pieces.append(Piece(op, n, line, pointer=_first_arg(code), masked=arg is not None))
     return pieces
 
 
