@@ -116,6 +116,22 @@ def autotuner_configs() -> list[dict]:
     return found
 
 
+def generate_only(fn, inputs, kwargs) -> list[str]:
+    """Inductor's code without running it (`torch._inductor.utils.get_code`, semi-private); [] if unavailable."""
+    try:
+        import torch
+        from torch._inductor.utils import get_code
+
+        import torch._inductor.config as inductor_config
+
+        # a cache hit would skip codegen, and with it the code get_code collects
+        with torch.no_grad(), inductor_config.patch(fx_graph_cache=False):
+            return list(dict.fromkeys(get_code(torch.compile(fn), *inputs, **kwargs)))
+    except Exception as e:
+        print(f"drill: get_code failed: {type(e).__name__}: {e}", file=sys.stderr)
+        return []
+
+
 def compile_and_run(fn, inputs, kwargs, device: str) -> dict:
     import torch
 
@@ -207,8 +223,17 @@ def capture(drill: str, device: str, backend: str) -> dict:
                             **compile_and_run(fn, inputs, spec.kwargs, device))
             except Exception as e:
                 why = f"Inductor failed with the Triton CPU patch: {type(e).__name__}: {str(e)[:500]}"
+                torch._dynamo.reset()
+                triton_codes = generate_only(fn, inputs, spec.kwargs)
                 disable_cpu_triton()
                 torch._dynamo.reset()
+                if triton_codes and backend == "auto":
+                    # The source was generated but the interpreter cannot run it (e.g. some reductions): show it,
+                    # and take timings and the correctness check from the C++ kernel.
+                    cpp = compile_and_run(fn, inputs, spec.kwargs, device)
+                    cpp["cpp_codes"] = cpp.pop("codes")
+                    return dict(info, lang="triton", path="cpu-triton-source-only", interpreter_error=why,
+                                codes=triton_codes, timing_from="cpu-cpp", **cpp)
         if backend == "triton":
             raise RuntimeError(f"no Triton source on this machine: {why}")
     return dict(info, lang="cpp", path="cpu-cpp", why_no_triton=why,

@@ -27,6 +27,12 @@ T = {
         "zh": "本机没有 GPU：通过 torch 的私有开关（让 torch.utils._triton.triton_backend 返回 CUDA 目标，并设 "
               "config.cpu_backend='triton'），Inductor 为 CPU 张量生成了 Triton 源码，由 Triton 解释器运行。源码就是 GPU "
               "风格的 kernel；GPU 上自动调优选出的 XBLOCK 可能不同。"},
+    "path_source_only": {
+        "en": "No GPU here: Inductor generated this Triton source for CPU tensors (private torch switch), but "
+              "Triton's interpreter could not run it ({why}). The timings and the check against eager below come "
+              "from Inductor's C++ kernel for the same function.",
+        "zh": "本机没有 GPU：Inductor 通过 torch 的私有开关为 CPU 张量生成了这段 Triton 源码，但 Triton 解释器无法运行它"
+              "（{why}）。下面的计时和与 eager 的对比来自同一函数的 Inductor C++ kernel。"},
     "why_cpp": {
         "en": "Why no Triton here: Inductor picks a code generator per device. For CPU tensors its default is C++ "
               "(cpp_fused_..., vectorised with at::vec, split across cores with OpenMP) built by your C++ compiler; "
@@ -199,6 +205,8 @@ def render(capture: dict, kernels: list, lang: str, out: Console, compare: tuple
         out.print(_t("path_cuda", lang, name=capture.get("device_name", "GPU")))
     elif path == "cpu-triton-interpreter":
         out.print(_t("path_interp", lang), style="dim")
+    elif path == "cpu-triton-source-only":
+        out.print(_t("path_source_only", lang, why=capture.get("interpreter_error") or "?"), style="yellow")
     else:
         out.print(_t("why_cpp", lang, why=capture.get("why_no_triton") or "?"), style="yellow")
     if capture.get("matches_eager") is False:

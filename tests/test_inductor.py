@@ -236,3 +236,17 @@ def test_enable_then_disable_restores_torch(monkeypatch):
     finally:
         inductor_child.disable_cpu_triton()
     assert (torch_triton.triton_backend, cfg.cpu_backend) == before
+
+
+def test_source_only_view_says_where_timings_come_from(monkeypatch):
+    """Triton source generated but not runnable by the interpreter: show it, time the C++ kernel, say so."""
+    code = (FIXTURES / "inductor_relu_add_cpu_triton_torch213.txt").read_text()
+    capture = {"drill": "vector-add", "size": 100000, "function_name": "relu_add", "lang": "triton",
+               "path": "cpu-triton-source-only", "interpreter_error": "InterpreterError: boom", "codes": [code],
+               "timing_from": "cpu-cpp", "first_call_s": 2.0, "second_call_s": 0.01, "eager_call_s": 0.01,
+               "launches": [], "autotuners": [], "fx_graph_cache": {"miss": 1}, "matches_eager": True}
+    monkeypatch.setattr(ind, "run_capture", lambda *a, **kw: capture)
+    r = CliRunner().invoke(cli.main, ["inductor", "vector-add"])
+    assert r.exit_code == 0, r.output
+    assert "could not run it" in r.output and "InterpreterError: boom" in r.output
+    assert "triton_poi_fused_add_relu_0" in r.output and "C++ kernel" in r.output
