@@ -142,5 +142,35 @@ def progress(lang):
     sys.exit(progress_mod.show(resolve_lang(lang)))
 
 
+@main.command()
+@click.argument("name", shell_complete=complete_drill)
+@click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Your kernel file, lined up piece by piece with Inductor's (read, never run).")
+@click.option("--raw", is_flag=True, help="Print the whole output code Inductor wrote, nothing else.")
+@click.option("--save", type=click.Path(file_okay=False, path_type=Path),
+              help="Write the output code, the kernels and the timings to DIR (never overwrites).")
+@click.option("--quiz", is_flag=True, help="Find the mask, the loads and the store in the generated kernel.")
+@click.option("--answers", default=None, help="Quiz answers as comma-separated line numbers (no prompts).")
+@click.option("--device", type=DEVICE, default="auto", show_default=True, help="Where torch.compile runs.")
+@click.option("--backend", type=click.Choice(["auto", "triton", "cpp"]), default="auto", show_default=True,
+              help="On CPU: Triton through the interpreter if possible (auto), only Triton, or Inductor's C++.")
+@click.option("--cold", is_flag=True, help="Use fresh Inductor/Triton cache folders (an honest cold compile).")
+@click.option("--timeout", type=float, default=None, help="Seconds before the compile is killed (default 600).")
+@lang_option
+def inductor(name, file, raw, save, quiz, answers, device, backend, cold, timeout, lang):
+    """Show the kernel torch.compile (Inductor) writes for drill NAME's eager reference, with its pieces annotated.
+
+    \b
+    drill inductor vector-add                 annotated kernel, launch, compile vs cache time
+    drill inductor vector-add --file add.py   your kernel beside Inductor's, piece by piece
+    drill inductor vector-add --quiz          which line is the mask / a load / the store?
+    drill inductor vector-add --raw           the whole output code
+    """
+    from coach import inductor_view
+    parsed = None if answers is None else [a.strip() for a in answers.split(",")]
+    sys.exit(inductor_view.command(name, file, raw, save, quiz, resolve_lang(lang), device=device, backend=backend,
+                                   cold=cold, timeout=timeout, answers=parsed))
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,272 @@
+"""The child side of `drill inductor`: torch.compile one drill's eager reference and capture what Inductor wrote.
+
+Run as `python -m coach.inductor_child --drill NAME --out result.json --device cpu|cuda [--backend auto|triton|cpp]
+[--cold]`. The parent (coach/inductor.py) never imports torch for this; an Inductor failure ends here, as a JSON
+`error`, never as a crash of the CLI.
+
+Capture uses `torch._inductor.utils.run_and_get_code` (semi-private; present in torch 2.5-2.13), which patches
+`GraphLowering.save_output_code`; if it is missing we patch that method ourselves.
+
+On a machine with no GPU, Inductor's default CPU backend writes C++. To show Triton there we make Inductor's
+CPU backend "triton" and make `torch.utils._triton.triton_backend` (private) answer with a CUDA target, so the
+Triton source is generated and then run by Triton's interpreter (TRITON_INTERPRET=1, set before triton loads).
+Any failure of that falls back to the C++ kernel, with the reason recorded.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+import traceback
+
+# Environment variables that must hold before torch/triton are imported.
+NO_TRITON_ENV = "DRILL_INDUCTOR_NO_TRITON"  # tests and users: force the C++ fallback on CPU
+_SAVED: dict = {}  # what enable_cpu_triton replaced, for disable_cpu_triton
+
+
+def enable_cpu_triton() -> tuple[bool, str | None]:
+    """Make Inductor generate Triton for CPU tensors (private API, best effort). Returns (ok, reason if not)."""
+    if os.environ.get(NO_TRITON_ENV):
+        return False, f"{NO_TRITON_ENV} is set"
+    try:
+        import functools
+
+        import torch._inductor.config as inductor_config
+        import torch.utils._triton as torch_triton
+        from triton.backends.compiler import GPUTarget
+        from triton.compiler.compiler import make_backend
+
+        if not hasattr(torch_triton, "triton_backend") or not hasattr(inductor_config, "cpu_backend"):
+            return False, "this torch has no torch.utils._triton.triton_backend / config.cpu_backend to patch"
+
+        @functools.cache
+        def cuda_target_backend():
+            return make_backend(GPUTarget("cuda", 90, 32))
+
+        cuda_target_backend()  # fail here, not inside Inductor, if the target cannot be made
+        _SAVED["triton_backend"] = torch_triton.triton_backend
+        _SAVED["cpu_backend"] = inductor_config.cpu_backend
+        torch_triton.triton_backend = cuda_target_backend
+        inductor_config.cpu_backend = "triton"
+        return True, None
+    except Exception as e:  # private API: any change in torch/triton lands here
+        return False, f"{type(e).__name__}: {e}"
+
+
+def disable_cpu_triton() -> None:
+    try:
+        import torch._inductor.config as inductor_config
+        import torch.utils._triton as torch_triton
+
+        if "triton_backend" in _SAVED:
+            torch_triton.triton_backend = _SAVED.pop("triton_backend")
+        if "cpu_backend" in _SAVED:
+            inductor_config.cpu_backend = _SAVED.pop("cpu_backend")
+    except Exception:
+        pass
+
+
+def code_capturer():
+    """A function (fn, *args) -> (result, [output code strings]): the official helper if present, else our own."""
+    try:
+        from torch._inductor.utils import run_and_get_code
+        return run_and_get_code, "torch._inductor.utils.run_and_get_code"
+    except ImportError:
+        pass
+    from unittest import mock
+
+    import torch
+    from torch._inductor.graph import GraphLowering
+
+    def run_and_get_code(fn, *args, **kwargs):
+        codes: list[str] = []
+        with mock.patch.object(GraphLowering, "save_output_code", lambda code: codes.append(code)):
+            torch._dynamo.reset()
+            result = fn(*args, **kwargs)
+        return result, list(dict.fromkeys(codes))
+
+    return run_and_get_code, "patched GraphLowering.save_output_code"
+
+
+def autotuner_configs() -> list[dict]:
+    """Configs of the Triton kernels Inductor loaded (on a GPU `launchers` holds the one picked)."""
+    found, seen = [], set()
+    try:
+        from torch._inductor.codecache import PyCodeCache
+        mods = PyCodeCache.modules
+        mods = list(mods.values()) if isinstance(mods, dict) else list(mods)
+    except Exception:
+        return found
+    for mod in mods:
+        for name, obj in list(vars(mod).items()):
+            if not (hasattr(obj, "configs") and hasattr(obj, "launchers")) or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            entry = {"kernel": name, "configs": [], "chosen": []}
+            for c in getattr(obj, "configs", []) or []:
+                entry["configs"].append(dict(getattr(c, "kwargs", {}), num_warps=getattr(c, "num_warps", None)))
+            for launcher in getattr(obj, "launchers", []) or []:
+                c = getattr(launcher, "config", None)
+                if c is not None:
+                    entry["chosen"].append(dict(getattr(c, "kwargs", {}), num_warps=getattr(c, "num_warps", None)))
+            found.append(entry)
+    return found
+
+
+def generate_only(fn, inputs, kwargs) -> list[str]:
+    """Inductor's code without running it (`torch._inductor.utils.get_code`, semi-private); [] if unavailable."""
+    try:
+        import torch
+        from torch._inductor.utils import get_code
+
+        import torch._inductor.config as inductor_config
+
+        # a cache hit would skip codegen, and with it the code get_code collects
+        with torch.no_grad(), inductor_config.patch(fx_graph_cache=False):
+            return list(dict.fromkeys(get_code(torch.compile(fn), *inputs, **kwargs)))
+    except Exception as e:
+        print(f"drill: get_code failed: {type(e).__name__}: {e}", file=sys.stderr)
+        return []
+
+
+def compile_and_run(fn, inputs, kwargs, device: str) -> dict:
+    import torch
+
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    recorder = None
+    try:  # every Triton launch (grid, XBLOCK) under the interpreter; on a GPU Inductor launches on its own
+        from grader.launches import LaunchRecorder
+        recorder = LaunchRecorder(learner_file="")
+        recorder.install(interpreted=os.environ.get("TRITON_INTERPRET") == "1")
+    except Exception:
+        recorder = None
+    try:
+        from torch._dynamo.utils import counters
+        counters.clear()
+    except Exception:
+        counters = None
+
+    compiled = torch.compile(fn)
+
+    def two_calls():
+        sync()
+        t0 = time.perf_counter()
+        out = compiled(*inputs, **kwargs)
+        sync()
+        t1 = time.perf_counter()
+        compiled(*inputs, **kwargs)
+        sync()
+        t2 = time.perf_counter()
+        return out, t1 - t0, t2 - t1
+
+    run_and_get_code, how = code_capturer()
+    with torch.no_grad():
+        (out, first, second), codes = run_and_get_code(two_calls)
+        eager = fn(*inputs, **kwargs)
+        sync()
+        t0 = time.perf_counter()
+        fn(*inputs, **kwargs)
+        sync()
+        eager_s = time.perf_counter() - t0
+    result = {"codes": list(codes), "capture_api": how, "first_call_s": first, "second_call_s": second,
+              "eager_call_s": eager_s, "launches": recorder.launches if recorder else [],
+              "autotuners": autotuner_configs()}
+    if counters is not None:
+        ind = counters.get("inductor", {})
+        result["fx_graph_cache"] = {"hit": int(ind.get("fxgraph_cache_hit", 0)),
+                                    "miss": int(ind.get("fxgraph_cache_miss", 0)),
+                                    "bypass": int(ind.get("fxgraph_cache_bypass", 0))}
+    try:
+        o, e = (out[0], eager[0]) if isinstance(out, (tuple, list)) else (out, eager)
+        result["matches_eager"] = bool(torch.allclose(o.float().cpu(), e.float().cpu(), rtol=1e-4, atol=1e-5))
+        result["max_abs_diff"] = float((o.double().cpu() - e.double().cpu()).abs().max())
+    except Exception as err:
+        result["matches_eager"] = None
+        result["compare_error"] = str(err)
+    return result
+
+
+def capture(drill: str, device: str, backend: str) -> dict:
+    import torch
+
+    import drills
+    from coach.inductor import pick_size
+
+    spec = drills.get_spec(drill)
+    fn = spec.eager or spec.reference
+    size = pick_size(spec.sizes)
+    inputs = spec.make_inputs(size, torch.Generator().manual_seed(0))
+    inputs = inputs if isinstance(inputs, (tuple, list)) else (inputs,)
+    if device == "cuda":
+        inputs = [t.cuda() if isinstance(t, torch.Tensor) else t for t in inputs]
+    info = {"drill": spec.name, "size": size, "function": "eager" if spec.eager else "reference",
+            "function_name": getattr(fn, "__name__", "?"), "device": device, "torch": torch.__version__,
+            "inputs": [{"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
+                       for t in inputs if isinstance(t, torch.Tensor)]}
+    try:
+        import triton
+        info["triton"] = triton.__version__
+    except Exception:
+        info["triton"] = None
+    if device == "cuda":
+        info["device_name"] = torch.cuda.get_device_name()
+        return dict(info, lang="triton", path="cuda", **compile_and_run(fn, inputs, spec.kwargs, device))
+    why = "--backend cpp was asked for"
+    if backend in ("auto", "triton"):
+        ok, why = enable_cpu_triton()
+        if ok:
+            try:
+                return dict(info, lang="triton", path="cpu-triton-interpreter",
+                            **compile_and_run(fn, inputs, spec.kwargs, device))
+            except Exception as e:
+                why = f"Inductor failed with the Triton CPU patch: {type(e).__name__}: {str(e)[:500]}"
+                torch._dynamo.reset()
+                triton_codes = generate_only(fn, inputs, spec.kwargs)
+                disable_cpu_triton()
+                torch._dynamo.reset()
+                if triton_codes and backend == "auto":
+                    # The source was generated but the interpreter cannot run it (e.g. some reductions): show it,
+                    # and take timings and the correctness check from the C++ kernel.
+                    cpp = compile_and_run(fn, inputs, spec.kwargs, device)
+                    cpp["cpp_codes"] = cpp.pop("codes")
+                    return dict(info, lang="triton", path="cpu-triton-source-only", interpreter_error=why,
+                                codes=triton_codes, timing_from="cpu-cpp", **cpp)
+        if backend == "triton":
+            raise RuntimeError(f"no Triton source on this machine: {why}")
+    return dict(info, lang="cpp", path="cpu-cpp", why_no_triton=why,
+                **compile_and_run(fn, inputs, spec.kwargs, device))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--drill", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--backend", choices=["auto", "triton", "cpp"], default="auto")
+    p.add_argument("--cold", action="store_true", help="fresh Inductor and Triton caches (honest cold compile)")
+    a = p.parse_args(argv)
+    if a.device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # triton 3.9 warns when unset; 1 is its default
+    if a.cold:
+        cache = tempfile.mkdtemp(prefix="drill-inductor-cache-")
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
+        os.environ["TRITON_CACHE_DIR"] = os.path.join(cache, "triton")
+    started = time.perf_counter()
+    try:
+        result = capture(a.drill, a.device, a.backend)
+        result["cold_cache"] = a.cold
+    except BaseException as e:
+        result = {"error": {"type": type(e).__name__, "message": str(e)[:2000],
+                            "traceback": traceback.format_exc()[-4000:]}}
+    result["elapsed_s"] = time.perf_counter() - started
+    with open(a.out, "w", encoding="utf-8") as f:
+        json.dump(result, f, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
