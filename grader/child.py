@@ -177,6 +177,8 @@ class CallRunner:
         if lanes:
             ev["violations"] = lanes.violations[:20]
             ev["bytes"] = {"loaded": lanes.bytes_loaded, "stored": lanes.bytes_stored}
+            if spec.byte_model is not None and inputs:
+                ev["bytes_model"] = dict(spec.byte_model(inputs[0].numel()), n=inputs[0].numel())
         if "exception" in ev:
             return ev, None
         ev.update(evaluate_output(out, ref, inputs, names, memory, recorder.launches, spec, lanes is not None,
