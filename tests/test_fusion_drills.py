@@ -226,3 +226,39 @@ def test_timing_turns_a_pass_into_too_slow():
     from grader.report import explain
     what, _ = explain(v, "en")
     assert "1.02x" in what and "1.3x" in what and "58.0 µs" in what
+
+
+# -- drill bench: the parts that run without a GPU ------------------------------------------------------------------
+def test_bench_sizes_parse():
+    from coach.bench import parse_sizes
+    assert parse_sizes("4096,65536") == [4096, 65536]
+    assert parse_sizes("2^12..2^14") == [4096, 8192, 16384]
+    assert parse_sizes(None)[0] == 4096 and parse_sizes(None)[-1] == 2 ** 27
+
+
+def test_bench_says_it_needs_a_gpu(monkeypatch, capsys):
+    from coach import bench as bench_action
+    from grader import runner
+    monkeypatch.setattr(runner, "cuda_available", lambda: False)
+    rc = bench_action.run(ROOT / "solutions" / "fuse.py", None, None, None, False, "en")
+    captured = capsys.readouterr()
+    assert rc == 2 and "GPU" in captured.err and "bytes" in captured.err and captured.out == ""
+
+
+def test_bench_table_and_plot_from_a_fake_sweep(tmp_path):
+    from grader import bench
+    result = {"drill": "fuse", "device_name": "fake", "copy_gbps": 3470.0,
+              "providers": ["yours", "eager", "torch.compile"],
+              "rows": [{"n": 4096, "ms": {"yours": 0.004, "eager": 0.007}, "gbps": {"yours": 12.3, "eager": 7.0},
+                        "wrong": 0},
+                       {"n": 8192, "ms": {"yours": 0.004, "eager": 0.007, "torch.compile": 0.005},
+                        "gbps": {"yours": 24.6, "eager": 14.0, "torch.compile": 19.7}, "wrong": 3}]}
+    head, rows = bench.table_rows(result)
+    assert head[:4] == ["n", "yours µs", "eager µs", "torch.compile µs"]
+    assert rows[0][3] == "—" and rows[1][0].endswith("✗") and rows[1][1] == "4.0"
+    problem = bench.plot(result, tmp_path / "p.png")
+    try:
+        import matplotlib  # noqa: F401
+        assert problem is None and (tmp_path / "p.png").stat().st_size > 0
+    except ImportError:
+        assert "matplotlib is not installed" in problem
