@@ -61,7 +61,7 @@ M = {
         "zh": "n={n}：设备时间 你的 {dc} µs 对 eager {de} µs；每次调用的主机墙钟时间 {wc} µs 对 {we} µs"},
     "launch_bound": {
         "en": "They disagree: at this size the call is launch-bound. Triton's Python launcher costs more than the "
-              "kernel; CUDA graphs or torch.compile's wrapper remove most of it.",
+              "kernel; replaying a CUDA graph removes it (H200: fused 1.3 µs vs eager 4.3 µs per replay).",
         "zh": "两者结论相反：这个尺寸下调用受启动开销限制。Triton 的 Python 启动比 kernel 本身还贵；"
-              "CUDA graph 或 torch.compile 生成的 wrapper 可以去掉大部分开销。"},
+              "用 CUDA graph 重放可以去掉这部分开销（H200 实测：每次重放融合 1.3 µs，eager 4.3 µs）。"},
 }
