@@ -107,7 +107,21 @@ def grade(a, interpreted: bool) -> dict:
                     calls.append(ev)
                     if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
                         return {**info, "calls": calls}
+    if a.device == "cuda" and spec.speedup_min is not None and not any(c["category"] for c in calls):
+        recorder.uninstall()
+        info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
     return {**info, "calls": calls}
+
+
+def run_timing(spec, entry, device_name, learner_file) -> dict:
+    """The speed gate (grader.timing); a learner exception while timing is reported, not raised."""
+    from .evaluate import describe_exception
+    from .timing import speed_report
+
+    try:
+        return speed_report(spec, entry, device_name)
+    except Exception as e:  # noqa: BLE001
+        return {"category": "error", "exception": describe_exception(e, learner_file)}
 
 
 class CallRunner:
@@ -177,6 +191,8 @@ class CallRunner:
         if lanes:
             ev["violations"] = lanes.violations[:20]
             ev["bytes"] = {"loaded": lanes.bytes_loaded, "stored": lanes.bytes_stored}
+            if spec.byte_model is not None and inputs:
+                ev["bytes_model"] = dict(spec.byte_model(inputs[0].numel()), n=inputs[0].numel())
         if "exception" in ev:
             return ev, None
         ev.update(evaluate_output(out, ref, inputs, names, memory, recorder.launches, spec, lanes is not None,

@@ -29,6 +29,22 @@ def coverage(launches: list[dict]) -> int | None:
     return best
 
 
+def extra_bytes(ev: dict) -> dict | None:
+    """Interpreter byte count above the drill's fused model -> the numbers; None when within it (or unknown).
+
+    The count is exact (active lanes x element size; masked-off lanes move nothing), so no slack: any byte above
+    the model is a value that went to memory and came back, or an input read twice.
+    """
+    model, moved = ev.get("bytes_model"), ev.get("bytes")
+    if not model or not moved or model.get("fused") is None:
+        return None
+    total = int(moved["loaded"]) + int(moved["stored"])
+    if total <= model["fused"]:
+        return None
+    return {"bytes_moved": total, "loaded": moved["loaded"], "stored": moved["stored"], "bytes_model": model,
+            "extra": total - model["fused"]}
+
+
 def classify(ev: dict, max_launches: int | None = None) -> tuple[str | None, dict]:
     """One call's evidence -> (category or None for a pass, detail for the message)."""
     if ev.get("exception"):
@@ -55,6 +71,9 @@ def classify(ev: dict, max_launches: int | None = None) -> tuple[str | None, dic
         return ("mask" if g["after"] else "offsets"), {"guard": g}
     if ev.get("inputs_mutated"):
         return "input-mutated", {"inputs": ev["inputs_mutated"]}
+    extra = extra_bytes(ev)
+    if extra:
+        return "fusion", {**extra, "launches": len(launches), "kernels": [l["kernel"] for l in launches]}
     numel = ev.get("numel", 0)
     tiles = ev.get("tiles", {}).get("status", "")
     if ev.get("unwritten"):

@@ -149,3 +149,10 @@ DIAGNOSES = {
 
 def t(key: str, lang: str, **kw) -> str:
     return pick(M[key], lang).format(**kw)
+
+
+# Fused drills (bytes proof, speed gate): kept in their own module, merged here.
+from .fusion_texts import DIAGNOSES as _FUSION_DIAGNOSES, M as _FUSION_M  # noqa: E402
+
+DIAGNOSES.update(_FUSION_DIAGNOSES)
+M.update(_FUSION_M)

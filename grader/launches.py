@@ -45,6 +45,7 @@ class LaunchRecorder:
         self.lanes = lanes
         self.launches: list[dict] = []
         self.depth = 0
+        self._saved: list = []  # (class, attribute, original) for uninstall()
 
     def learner_line(self) -> int | None:
         f = sys._getframe(2)
@@ -56,6 +57,7 @@ class LaunchRecorder:
 
     def _wrap(self, cls):
         orig = cls.run
+        self._saved.append((cls, "run", orig))
         recorder = self
 
         def run(kernel, *args, grid, warmup, **kwargs):
@@ -107,7 +109,14 @@ class LaunchRecorder:
             finally:
                 recorder.depth -= 1
 
+        self._saved.append((autotuner.Autotuner, "run", orig_run))
         autotuner.Autotuner.run = autotuner_run
+
+    def uninstall(self):
+        """Put Triton's launch path back (timing must not pay for the recorder's Python work)."""
+        for cls, attr, orig in reversed(self._saved):
+            setattr(cls, attr, orig)
+        self._saved = []
 
 
 def find_autotuners(module) -> list:

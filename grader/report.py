@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drills import get_spec
+from . import fusion_report
 from .i18n import DIAGNOSES, pick, t
 from .texts import checkpoints_for
 
@@ -63,6 +64,11 @@ def explain(v, lang: str) -> tuple[str, str]:
         kw["ops"] = ", ".join(sorted({o["op"] for o in d.get("ops", [])}))
     elif cat == "fusion":
         kw.update(launches=d.get("launches"), expected=d.get("expected"), kernels=", ".join(d.get("kernels", [])))
+        if d.get("bytes_moved"):
+            key = "fusion-bytes"
+            kw.update(fusion_report.bytes_kw(d, spec))
+    elif cat in ("too-slow", "impossible-time") or d.get("timing"):
+        kw.update(fusion_report.timing_kw(d), numel=d.get("numel"), wrong=d.get("wrong"), unwritten=0)
     elif cat in ("dtype", "shape"):
         kw.update(got=d.get("got"), expected=d.get("expected"), device=d.get("device"))
     elif cat == "input-mutated":
@@ -185,6 +191,7 @@ def render(v, lang: str) -> Group:
                           + (f"   ({ins})" if ins else "")))
     if v.others:
         parts.append(Text(f"  {t('also_seen', lang)}: {', '.join(v.others)}", style="dim"))
+    parts.extend(fusion_report.render_parts(v, get_spec(v.drill), lang))
     if v.checks:
         table = Table(show_header=False, box=None, padding=(0, 1))
         for c in v.checks:

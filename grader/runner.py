@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drills import get_spec
+from . import fusion
 from .diagnose import overall
 from .spec import ROOT
 from .static import inspect_file
@@ -50,6 +51,10 @@ class Verdict:
     source_lines: list = field(default_factory=list)
     info: dict = field(default_factory=dict)
     elapsed_s: float = 0.0
+    launches: int | None = None        # most Triton launches seen in one call
+    bytes_moved: dict | None = None    # interpreter: {n, loaded, stored, total} of the largest counted call
+    bytes_model: dict | None = None    # the drill's {n, fused, eager} at that n
+    timing: dict | None = None         # CUDA speed gate (grader.timing), fused drills only
 
     def to_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "source_lines"}
@@ -88,10 +93,25 @@ def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, wor
            "--seed", str(seed), "--out", out] + (["--quick"] if quick else [])
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
-    proc = subprocess.Popen(cmd, cwd=str(path.parent), env=env, stdin=subprocess.DEVNULL, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    progress = progress_fd() if device == "cuda" else None  # timing progress goes to our stderr, live
+    if progress is not None:
+        env["DRILL_PROGRESS_FD"] = str(progress)
+    try:
+        proc = subprocess.Popen(cmd, cwd=str(path.parent), env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                pass_fds=(progress,) if progress is not None else ())
+    finally:
+        if progress is not None:
+            os.close(progress)
     LIVE.add(proc)
     return proc, out, log
+
+
+def progress_fd() -> int | None:
+    try:
+        return os.dup(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None  # no real stderr (captured in tests): no live progress
 
 
 def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
@@ -216,7 +236,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
     v.cases = summarize_cases(calls)
     v.checks = summarize_checks(calls)
     v.others = sorted({c["category"] for c in calls if c["category"] and c["category"] != v.diagnosis})
-    if not v.passed:
+    fusion.annotate(v, calls, runs)  # launches, bytes proof, speed gate (may turn a pass into too-slow)
+    if not v.passed and not v.detail.get("timing"):
         v.focus = pick_focus(calls, v.diagnosis)
         v.detail = v.focus.get("detail", {})
         v.line = line_of(v.focus)

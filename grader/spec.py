@@ -38,6 +38,11 @@ class DrillSpec:
     eager: Callable | None = None   # the eager PyTorch form (what the learner must beat), optional
     byte_model: Callable | None = None  # size -> {"fused": bytes, "eager": bytes}, optional
     solution: str = ""              # file name in solutions/ when drills share one (default: <slug>.py)
+    # -- fusion and speed (fused drills) --------------------------------------------------------------------------
+    intermediate: str = ""          # the value eager writes to HBM and reads back (named in the bytes proof)
+    speedup_min: float | None = None  # CUDA: candidate must be >= this many times faster than `eager`
+    bench_size: int = 2**24 + 17    # CUDA: numel the speed gate times at (odd on purpose: the tail tile counts)
+    speed_refs: tuple = ()          # CUDA: extra (label, fn) rows timed beside the candidate, shown only
 
     @property
     def slug(self) -> str:

@@ -1,0 +1,73 @@
+"""`drill bench`: the command body (exit codes: 0 done, 1 the sweep failed, 2 usage / no GPU)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.table import Table
+
+from grader import bench, runner
+from grader.i18n import pick
+from grader.static import UnreadableFile, inspect_file
+from drills import get_spec
+from .ui import console
+
+
+def parse_sizes(text: str | None) -> list[int]:
+    """'4096,65536' or '2^12..2^20' (powers of two, inclusive) -> sizes; None -> the default sweep."""
+    if not text:
+        return list(bench.DEFAULT_SIZES)
+    text = text.replace(" ", "")
+    if ".." in text:
+        lo, hi = (int(p.split("^")[1]) if "^" in p else int(p).bit_length() - 1 for p in text.split(".."))
+        return [2 ** i for i in range(lo, hi + 1)]
+    return [int(float(p)) for p in text.split(",") if p]
+
+
+def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path | None, as_json: bool,
+        lang: str) -> int:
+    err = console(stderr=True)
+    try:
+        static = inspect_file(Path(file))
+        spec = get_spec(drill_name or static.drill or "")
+        size_list = parse_sizes(sizes)
+    except UnreadableFile as e:
+        err.print(f"drill: {e}")
+        return 2
+    except KeyError as e:
+        err.print(f"drill: {e.args[0]}" if (drill_name or static.drill) else
+                  "drill: the file does not name its drill (a line `# drill: NAME`); pass --drill NAME")
+        return 2
+    except (ValueError, IndexError):
+        err.print(f"drill: --sizes {sizes!r}: use a list like 4096,65536 or a range like 2^12..2^24")
+        return 2
+    if static.holes:
+        err.print(f"drill: {file} still has HOLE(...)s (line {static.holes[0]['line']}); fill them first")
+        return 2
+    if not runner.cuda_available():
+        err.print(pick(bench.NOT_ON_CPU, lang))
+        return 2
+    result = bench.sweep(Path(file).resolve(), spec.name, size_list)
+    if as_json:
+        print(json.dumps(result, indent=2))
+    elif result.get("rows"):
+        head, rows = bench.table_rows(result)
+        table = Table(title=f"{spec.name} on {result.get('device_name', 'GPU')} — do_bench median, L2 flushed; "
+                            f"GB/s = fused byte model / time")
+        for h in head:
+            table.add_column(h, justify="right")
+        for r in rows:
+            table.add_row(*r)
+        console().print(table)
+        if any(r.get("wrong") for r in result["rows"]):
+            console().print("✗ = your output differed from the float64 reference at that size", style="red")
+    if result.get("error"):
+        err.print(f"drill: bench stopped: {result['error']}")
+        return 1
+    if plot_path:
+        problem = bench.plot(result, Path(plot_path))
+        if problem:
+            err.print(f"drill: no plot: {problem}", style="yellow")
+        else:
+            console().print(f"wrote {plot_path}")
+    return 0

@@ -1,0 +1,67 @@
+"""Learner-facing strings (en + zh) for the fusion evidence: the bytes proof and the speed gate.
+
+Merged into grader.i18n's DIAGNOSES / M at import time, so the shared tables stay small.
+"""
+from __future__ import annotations
+
+DIAGNOSES = {
+    "fusion-bytes": {
+        "what": {"en": "one launch, but each call moved {moved} bytes at n={n}: a fused kernel moves {fused} "
+                       "({fused_formula}), eager {eager} ({eager_formula}). The extra {extra} bytes: {intermediate} "
+                       "written to memory and read back",
+                 "zh": "只启动了一个 kernel，但 n={n} 时每次调用搬运了 {moved} 字节：融合 kernel 只需 {fused}"
+                       "（{fused_formula}），eager 是 {eager}（{eager_formula}）。多出的 {extra} 字节："
+                       "{intermediate} 被写回显存又读了回来"},
+        "fix": {"en": "Keep {intermediate} in registers: compute it and use it in the same program, and store only "
+                      "the result. A store followed by a load of the same addresses is a round trip through HBM, "
+                      "even inside one kernel.",
+                "zh": "让 {intermediate} 留在寄存器里：在同一个 program 里算出来就直接用，只 store 最终结果。"
+                      "先 store 再 load 同一地址就是一次经过 HBM 的往返，哪怕在同一个 kernel 里。"}},
+    "too-slow": {
+        "what": {"en": "correct, but only {speedup}x faster than eager at n={n} ({cand} µs vs {eager_t} µs); "
+                       "this drill wants at least {need}x",
+                 "zh": "结果正确，但 n={n} 时只比 eager 快 {speedup} 倍（{cand} µs 对 {eager_t} µs）；本题要求至少 "
+                       "{need} 倍"},
+        "fix": {"en": "This op is memory-bound: time is bytes moved. One kernel, no scratch buffer, BLOCK_SIZE of "
+                      "at least 512, and nothing else in the wrapper (no copies, .contiguous(), synchronize).",
+                "zh": "这是访存受限的算子：时间取决于搬运的字节数。一个 kernel、不用临时缓冲、BLOCK_SIZE 至少 512，"
+                      "wrapper 里不做别的事（不拷贝、不 .contiguous()、不 synchronize）。"}},
+    "impossible-time": {
+        "what": {"en": "timed at {cand} µs at n={n}, faster than moving its {nbytes} bytes at this GPU's measured "
+                       "copy bandwidth ({copy} GB/s) allows: the time does not measure the work",
+                 "zh": "n={n} 时测得 {cand} µs，比本机实测拷贝带宽（{copy} GB/s）搬运 {nbytes} 字节所需的时间还短："
+                       "这个时间没有测到真正的工作"},
+        "fix": {"en": "Compute on every call, on the current stream: no results cached between calls, no work "
+                      "left running on another stream.",
+                "zh": "每次调用都要真正计算，并在当前 stream 上完成：不要在调用之间缓存结果，也不要把工作放到别的 "
+                      "stream 上。"}},
+}
+
+M = {
+    "bytes_proof": {
+        "en": "bytes proof (interpreter, n={n}): moved {moved} B; fused model {fused} B ({fused_formula}), eager "
+              "{eager} B ({eager_formula}). Fusion saves {intermediate} written to HBM and read back: {saved} B.",
+        "zh": "字节证明（解释器，n={n}）：实际搬运 {moved} B；融合模型 {fused} B（{fused_formula}），eager {eager} B"
+              "（{eager_formula}）。融合省下的是 {intermediate} 写回 HBM 再读回来的往返：{saved} B。"},
+    "bytes_stand_in": {
+        "en": "Speed is timed on a GPU only; here the bytes proof stands in for it (this op is memory-bound: "
+              "time follows bytes).",
+        "zh": "速度只在 GPU 上测；这里用字节证明代替（这个算子受访存限制：时间跟着字节数走）。"},
+    "speed_title": {"en": "speed at n={n} (median of {rounds} rounds of do_bench medians, L2 flushed):",
+                    "zh": "n={n} 时的速度（{rounds} 轮 do_bench 中位数的中位数，已清 L2）："},
+    "speed_cols": {"en": ("", "µs", "GB/s*", "% copy", "vs yours"), "zh": ("", "µs", "GB/s*", "占拷贝带宽", "相对你的")},
+    "speed_note": {
+        "en": "* effective GB/s = the fused byte model ({fused} B) / time; copy bandwidth of this GPU: {copy} GB/s "
+              "(x.clone(){cached}).",
+        "zh": "* 有效带宽 = 融合字节模型（{fused} B）/ 时间；本 GPU 拷贝带宽 {copy} GB/s（x.clone(){cached}）。"},
+    "speedup_line": {"en": "speedup over eager {speedup}x (gate {need}x; the byte model predicts {model}x)",
+                     "zh": "相对 eager 加速 {speedup} 倍（门槛 {need} 倍；字节模型预测 {model} 倍）"},
+    "small_line": {
+        "en": "n={n}: device time yours {dc} µs vs eager {de} µs; host wall time per call {wc} µs vs {we} µs",
+        "zh": "n={n}：设备时间 你的 {dc} µs 对 eager {de} µs；每次调用的主机墙钟时间 {wc} µs 对 {we} µs"},
+    "launch_bound": {
+        "en": "They disagree: at this size the call is launch-bound. Triton's Python launcher costs more than the "
+              "kernel; replaying a CUDA graph removes it (H200: fused 1.3 µs vs eager 4.3 µs per replay).",
+        "zh": "两者结论相反：这个尺寸下调用受启动开销限制。Triton 的 Python 启动比 kernel 本身还贵；"
+              "用 CUDA graph 重放可以去掉这部分开销（H200 实测：每次重放融合 1.3 µs，eager 4.3 µs）。"},
+}

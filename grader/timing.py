@@ -1,0 +1,226 @@
+"""The speed gate of fused drills, on CUDA only: is the learner's kernel really faster than eager, and is the time
+believable?
+
+Runs inside the CUDA child, after every correctness call passed, when the drill's spec has `speedup_min`.
+
+- `triton.testing.do_bench(return_mode="median")` times each function (it zeroes a 256 MB buffer before every rep,
+  so L2 is cold); candidate, eager and the spec's `speed_refs` alternate for ROUNDS rounds; the figure is the median
+  of the per-round medians, so one noisy round cannot decide.
+- speedup = eager / candidate; below `spec.speedup_min` -> `too-slow`.
+- The device's copy bandwidth (x.clone(), read + write counted) is measured once per device and size and cached in
+  $DRILL_HOME/bandwidth.json. A candidate time below IMPOSSIBLE x (fused bytes / copy bandwidth) is not a real
+  measurement (nothing was computed, or a cached result was returned) -> `impossible-time`.
+- The output of the last timed call is checked against the float64 reference.
+- At SMALL_N elements: device time (do_bench) and host wall time per call of candidate and eager. When they
+  disagree on which is faster, the call is launch-bound: Python's launch costs more than the kernel.
+
+The pure parts (medians, the verdict, the bandwidth cache) are plain functions, tested on CPU with fake timings.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+ROUNDS = 5
+WARMUP_MS, REP_MS = 10, 40      # per do_bench call; 5 rounds x 3 rows x ~60 ms keeps the gate near 1-2 s
+SMALL_N = 100_000
+WALL_CALLS = 200
+# A Triton streaming kernel measured 4.29 TB/s against a clone's 4.12 TB/s on the H200 (104 %): kernels can beat a
+# clone a little, so "impossible" starts well above that, at 1 / 0.8 = 125 % of the measured copy bandwidth.
+IMPOSSIBLE = 0.8
+CANDIDATE, EAGER, REF = "candidate", "eager", "ref"
+
+
+# -- pure parts ----------------------------------------------------------------------------------------------------
+def median_of_medians(per_round: list[float]) -> float:
+    """The figure for one function: the median of its per-round do_bench medians."""
+    if not per_round:
+        raise ValueError("no timings")
+    return float(statistics.median(per_round))
+
+
+def spread(per_round: list[float]) -> float:
+    """(max - min) / median of the per-round medians: how much the rounds disagreed."""
+    m = median_of_medians(per_round)
+    return (max(per_round) - min(per_round)) / m if m > 0 else 0.0
+
+
+def gbps(nbytes: float, seconds: float) -> float:
+    return nbytes / seconds / 1e9 if seconds > 0 else float("inf")
+
+
+def speed_verdict(cand_s: float, eager_s: float, fused_bytes: float | None, copy_bw: float | None,
+                  speedup_min: float | None, impossible: float = IMPOSSIBLE) -> dict:
+    """Times (seconds) -> {category, speedup, floor_s}. impossible-time wins over too-slow: it says the timing is
+    not evidence at all."""
+    speedup = eager_s / cand_s if cand_s > 0 else float("inf")
+    floor_s = fused_bytes / copy_bw if fused_bytes and copy_bw else None
+    category = None
+    if cand_s <= 0 or (floor_s is not None and cand_s < impossible * floor_s):
+        category = "impossible-time"
+    elif speedup_min is not None and speedup < speedup_min:
+        category = "too-slow"
+    return {"category": category, "speedup": speedup, "speedup_min": speedup_min, "floor_s": floor_s}
+
+
+def launch_bound(device_cand: float, device_eager: float, wall_cand: float, wall_eager: float) -> bool:
+    """Device time and host wall time disagree on which one is faster."""
+    return (device_cand < device_eager) != (wall_cand < wall_eager)
+
+
+def bandwidth_path() -> Path:
+    from coach.store import home
+    return home() / "bandwidth.json"
+
+
+def _key(device_name: str, n: int, torch_version: str) -> str:
+    return f"{device_name} | n={n} | torch {torch_version}"
+
+
+def cached_bandwidth(path: Path, device_name: str, n: int, torch_version: str) -> float | None:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        value = float(data[_key(device_name, n, torch_version)]["bytes_per_s"])
+        return value if value > 0 else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # missing or corrupt: measure again
+
+
+def store_bandwidth(path: Path, device_name: str, n: int, torch_version: str, bytes_per_s: float) -> None:
+    from coach.store import atomic_write_text
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            data = {}
+    except (OSError, ValueError):
+        data = {}
+    data[_key(device_name, n, torch_version)] = {"bytes_per_s": bytes_per_s, "measured": time.strftime("%Y-%m-%d")}
+    try:
+        atomic_write_text(path, json.dumps(data, indent=1))
+    except OSError:
+        pass  # a cache: losing it costs one measurement next time
+
+
+def progress_writer():
+    """Progress lines go to the parent's terminal (fd from DRILL_PROGRESS_FD), else to our stderr."""
+    fd = os.environ.get("DRILL_PROGRESS_FD")
+    stream = None
+    if fd:
+        try:
+            stream = os.fdopen(int(fd), "w", buffering=1, closefd=False)
+        except (OSError, ValueError):
+            stream = None
+
+    def say(msg: str) -> None:
+        import sys
+        try:
+            print(f"  timing: {msg}", file=stream or sys.stderr, flush=True)
+        except OSError:
+            pass
+    return say
+
+
+# -- CUDA parts (run only on a GPU; kept small) ---------------------------------------------------------------------
+def bench_ms(fn, warmup=WARMUP_MS, rep=REP_MS) -> float:
+    from triton.testing import do_bench
+    return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+
+
+def copy_bandwidth(n: int, device_name: str, say) -> tuple[float, bool]:
+    """Bytes per second of x.clone() at n float32 (read + write), cached per device, size and torch version."""
+    import torch
+    path = bandwidth_path()
+    cached = cached_bandwidth(path, device_name, n, torch.__version__)
+    if cached:
+        return cached, True
+    say(f"measuring copy bandwidth of this GPU once (clone of {n:,} floats)")
+    x = torch.empty(n, device="cuda", dtype=torch.float32).normal_()
+    ms = median_of_medians([bench_ms(lambda: x.clone()) for _ in range(ROUNDS)])
+    bw = 2 * n * 4 / (ms / 1e3)
+    store_bandwidth(path, device_name, n, torch.__version__, bw)
+    return bw, False
+
+
+def _sync(device: str) -> None:
+    if device == "cuda":
+        import torch
+        torch.cuda.synchronize()
+
+
+def wall_per_call_s(fn, calls: int = WALL_CALLS, device: str = "cuda") -> float:
+    for _ in range(10):
+        fn()
+    _sync(device)
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    _sync(device)
+    return (time.perf_counter() - t0) / calls
+
+
+def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") -> dict:
+    """The whole gate for one learner entry point; returns plain JSON-able data (see the module docstring).
+
+    `device` is "cuda" in the grader; tests run the data flow on "cpu" with bench_ms / copy_bandwidth faked."""
+    import torch
+
+    from .evaluate import _close
+
+    say = say or progress_writer()
+    n = spec.bench_size
+    gen = torch.Generator().manual_seed(12345)
+    inputs_cpu = spec.make_inputs(n, gen)
+    args = [t.to(device) for t in inputs_cpu]
+    model = spec.byte_model(n) if spec.byte_model else None
+    # Without a byte model: read every input once, write one output like the first input.
+    fused_bytes = model["fused"] if model else sum(t.numel() * t.element_size() for t in args) + \
+        args[0].numel() * args[0].element_size()
+    bw, bw_cached = copy_bandwidth(n, device_name, say)
+
+    last = {}
+
+    def candidate():
+        last["out"] = entry(*args, **spec.kwargs)
+
+    rows = [(f"your `{spec.entry}`", CANDIDATE, candidate),
+            ("eager PyTorch", EAGER, lambda: spec.eager(*args, **spec.kwargs))]
+    rows += [(label, REF, (lambda f=f: f(*args, **spec.kwargs))) for label, f in spec.speed_refs]
+    per_round = {label: [] for label, _, _ in rows}
+    for r in range(ROUNDS):
+        say(f"n={n:,}  round {r + 1}/{ROUNDS}")
+        for label, _, fn in rows:
+            per_round[label].append(bench_ms(fn))
+    out = last.get("out")
+    _sync(device)
+    ref = spec.reference(*[t.double() for t in args], **spec.kwargs)
+    wrong = None
+    if isinstance(out, torch.Tensor) and out.shape == ref.shape:
+        rtol, atol = spec.tolerance_for(str(out.dtype).replace("torch.", ""))
+        wrong = int((~_close(out.double().reshape(-1), ref.reshape(-1), rtol, atol)).sum())
+    table = []
+    for label, role, _ in rows:
+        ms = median_of_medians(per_round[label])
+        g = gbps(fused_bytes, ms / 1e3)
+        table.append({"label": label, "role": role, "ms": ms, "medians_ms": per_round[label],
+                      "spread": spread(per_round[label]), "gbps": g, "pct_copy": 100 * g / (bw / 1e9)})
+    cand_s, eager_s = table[0]["ms"] / 1e3, table[1]["ms"] / 1e3
+    verdict = speed_verdict(cand_s, eager_s, fused_bytes, bw, spec.speedup_min)
+    if wrong is None or wrong > 0:
+        verdict["category"] = "wrong-values"
+
+    say(f"n={SMALL_N:,}: device time and host wall time per call")
+    small_args = [t.to(device) for t in spec.make_inputs(SMALL_N, gen)]
+    small = {"n": SMALL_N, "device_us": {}, "wall_us": {}}
+    fns = {CANDIDATE: lambda: entry(*small_args, **spec.kwargs), EAGER: lambda: spec.eager(*small_args, **spec.kwargs)}
+    for role, fn in fns.items():
+        small["device_us"][role] = 1e3 * median_of_medians([bench_ms(fn) for _ in range(3)])
+        small["wall_us"][role] = 1e6 * wall_per_call_s(fn, device=device)
+    small["launch_bound"] = launch_bound(small["device_us"][CANDIDATE], small["device_us"][EAGER],
+                                         small["wall_us"][CANDIDATE], small["wall_us"][EAGER])
+    return {"n": n, "rounds": ROUNDS, "rows": table, "byte_model": model, "fused_bytes": fused_bytes,
+            "copy_gbps": bw / 1e9, "copy_cached": bw_cached, "wrong": wrong, "small": small,
+            "impossible_factor": IMPOSSIBLE, **verdict}

@@ -1,0 +1,264 @@
+"""Fused drills (fuse, gelu): known-wrong and correct submissions end to end on CPU, plus the pure parts of the
+bytes proof and the speed gate (timings faked: the real gate needs CUDA)."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from drills import get_spec
+from grader import fusion, timing
+from grader.diagnose import classify, extra_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBMISSIONS = ROOT / "tests" / "submissions"
+FUSED = ("fuse", "gelu")
+
+
+def submissions() -> list[tuple[Path, str]]:
+    out = []
+    for path in sorted(SUBMISSIONS.glob("*/*.py")):
+        head = path.read_text(encoding="utf-8").splitlines()[:2]
+        drill = re.match(r"# drill: (\S+)", head[0]).group(1)
+        if drill in FUSED:
+            out.append((path, re.match(r"# expect: (\S+)", head[1]).group(1)))
+    return out
+
+
+CASES = submissions() + [(ROOT / "solutions" / "fuse.py", "pass"), (ROOT / "solutions" / "gelu.py", "pass")]
+
+
+@pytest.fixture(scope="module")
+def verdicts():
+    """Grade every case once, two at a time (the machine has 2 cores; each grade is a child process)."""
+    from grader.runner import grade
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip([p for p, _ in CASES], pool.map(lambda c: grade(c[0], device="cpu"), CASES)))
+
+
+def test_the_submission_set_is_complete():
+    expects = sorted(e for p, e in CASES if p.parent.name == "wrong")
+    assert expects.count("fusion") == 3 and expects.count("torch-fallback") == 2
+    assert expects.count("wrong-values") == 2 and expects.count("mask") == 1
+    assert sum(1 for p, e in CASES if p.parent.name == "correct") >= 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path,expect", CASES, ids=[f"{p.parent.name}/{p.stem}" for p, _ in CASES])
+def test_submission_category(verdicts, path, expect):
+    v = verdicts[path]
+    if expect == "pass":
+        assert v.passed, (v.diagnosis, v.detail)
+        assert v.diagnosis is None
+    else:
+        assert not v.passed
+        assert v.diagnosis == expect, (v.diagnosis, v.detail)
+
+
+@pytest.mark.slow
+def test_verdict_json_carries_the_bytes_proof(verdicts):
+    v = verdicts[ROOT / "solutions" / "fuse.py"]
+    data = json.loads(json.dumps(v.to_json(), default=str))
+    assert data["launches"] == 1
+    assert data["bytes_moved"] == {"n": 100000, "loaded": 800000, "stored": 400000, "total": 1200000}
+    assert data["bytes_model"] == {"n": 100000, "fused": 1200000, "eager": 2000000}
+    assert data["timing"] is None  # CPU: no timing
+    check = next(c for c in data["checks"] if c["name"].startswith("bytes moved"))
+    assert check["passed"]
+
+
+@pytest.mark.slow
+def test_scratch_round_trip_is_named_by_bytes(verdicts):
+    v = verdicts[SUBMISSIONS / "wrong" / "fuse_scratch_round_trip.py"]
+    assert v.diagnosis == "fusion"
+    assert v.detail["bytes_moved"] == 5 * 100000 * 4 and v.detail["extra"] == 2 * 100000 * 4
+    assert v.launches == 1
+    from grader.report import explain
+    what, fix = explain(v, "en")
+    assert "800,000" in what and "x + y" in what and "read back" in what
+    what_zh, _ = explain(v, "zh")
+    assert "x + y" in what_zh and "800,000" in what_zh
+
+
+@pytest.mark.slow
+def test_cpu_report_says_the_bytes_proof_stands_in(verdicts):
+    from rich.console import Console
+    from grader.report import render
+    v = verdicts[ROOT / "solutions" / "fuse.py"]
+    console = Console(width=200, record=True, color_system=None)
+    console.print(render(v, "en"))
+    text = console.export_text()
+    assert "bytes proof" in text and "800,000 B" in text and "stands in" in text
+
+
+# -- the bytes proof, pure ------------------------------------------------------------------------------------------
+def _ev(loaded, stored, n=1000, launches=1):
+    model = get_spec("fuse").byte_model(n)
+    return {"returned": "tensor", "torch_ops": [], "launches": [{"kernel": "k", "programs": 1, "block": 1024}] *
+            launches, "bytes": {"loaded": loaded, "stored": stored}, "bytes_model": dict(model, n=n),
+            "numel": n, "unwritten": 0, "wrong": 0}
+
+
+def test_byte_models():
+    assert get_spec("fuse").byte_model(100000) == {"fused": 1200000, "eager": 2000000}
+    g = get_spec("gelu").byte_model(10)
+    assert g == {"fused": 80, "eager": 880}
+
+
+def test_exact_fused_bytes_pass_and_one_extra_read_fails():
+    assert classify(_ev(8000, 4000), 1) == (None, {})
+    cat, detail = classify(_ev(8000 + 4000, 4000 + 4000), 1)  # scratch: store t, load t back
+    assert cat == "fusion" and detail["extra"] == 8000 and detail["bytes_moved"] == 20000
+    assert extra_bytes(_ev(8000, 4000)) is None
+
+
+def test_launch_count_is_checked_before_bytes():
+    cat, detail = classify(_ev(16000, 8000, launches=2), 1)
+    assert cat == "fusion" and detail["launches"] == 2 and "bytes_moved" not in detail
+
+
+def test_out_of_bounds_lanes_are_a_mask_problem_not_fusion():
+    ev = _ev(9000, 5000)
+    ev["violations"] = [{"side": "after", "kind": "load"}]
+    assert classify(ev, 1)[0] == "mask"
+
+
+def test_summarize_picks_the_largest_counted_call():
+    calls = [dict(_ev(80, 40, n=10), category=None), dict(_ev(8000, 4000, n=1000), category=None),
+             {"launches": [{}], "category": None}]
+    s = fusion.summarize(calls)
+    assert s["launches"] == 1 and s["bytes_moved"]["n"] == 1000 and s["bytes_moved"]["total"] == 12000
+
+
+# -- the speed gate, pure (fake timings) ----------------------------------------------------------------------------
+def test_median_of_medians_ignores_one_bad_round():
+    assert timing.median_of_medians([1.0, 1.1, 9.0, 1.05, 0.95]) == 1.05
+    assert timing.spread([1.0, 1.0, 1.1]) == pytest.approx(0.1)
+    with pytest.raises(ValueError):
+        timing.median_of_medians([])
+
+
+BW = 3.47e12  # bytes/s: clone at 2^24+17 on the H200 (FACTS.md)
+N = 2**24 + 17
+
+
+def test_fused_speedup_passes_and_two_kernels_fail():
+    fused, eager = 3 * N * 4, 5 * N * 4
+    ok = timing.speed_verdict(fused / BW, eager / BW, fused, BW, 1.3)
+    assert ok["category"] is None and ok["speedup"] == pytest.approx(5 / 3)
+    slow = timing.speed_verdict(eager / BW, eager / BW, fused, BW, 1.3)  # two kernels: as slow as eager
+    assert slow["category"] == "too-slow" and slow["speedup"] == pytest.approx(1.0)
+
+
+def test_impossible_time():
+    fused = 3 * N * 4
+    floor = fused / BW
+    assert timing.speed_verdict(floor * 0.95, floor * 2, fused, BW, 1.3)["category"] is None  # kernels may beat clone
+    v = timing.speed_verdict(floor * 0.5, floor * 2, fused, BW, 1.3)
+    assert v["category"] == "impossible-time" and v["floor_s"] == pytest.approx(floor)
+    assert timing.speed_verdict(0.0, 1.0, fused, BW, 1.3)["category"] == "impossible-time"
+    assert timing.speed_verdict(floor * 0.5, floor * 0.5, None, None, 1.3)["category"] == "too-slow"
+
+
+def test_launch_bound_when_device_and_wall_disagree():
+    assert timing.launch_bound(4.5, 7.2, 25.6, 20.3)  # FACTS.md, n=1e5 on the H200
+    assert not timing.launch_bound(280, 469, 300, 480)
+
+
+def test_bandwidth_cache_roundtrip_and_corruption(tmp_path):
+    p = tmp_path / "bandwidth.json"
+    assert timing.cached_bandwidth(p, "H200", N, "2.11") is None
+    timing.store_bandwidth(p, "H200", N, "2.11", 3.47e12)
+    assert timing.cached_bandwidth(p, "H200", N, "2.11") == 3.47e12
+    assert timing.cached_bandwidth(p, "H100", N, "2.11") is None
+    p.write_text("{not json")
+    assert timing.cached_bandwidth(p, "H200", N, "2.11") is None
+    timing.store_bandwidth(p, "H200", N, "2.11", 1e12)  # a corrupt cache is replaced
+    assert timing.cached_bandwidth(p, "H200", N, "2.11") == 1e12
+
+
+def test_bandwidth_cache_lives_in_drill_home(drill_home):
+    assert timing.bandwidth_path() == drill_home / "bandwidth.json"
+
+
+def _fake_gate(monkeypatch, spec, entry, times):
+    """speed_report's whole data flow on CPU, with do_bench and the clone bandwidth faked."""
+    seq = iter(times)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), next(seq))[1])
+    monkeypatch.setattr(timing, "copy_bandwidth", lambda n, name, say: (BW, True))
+    monkeypatch.setattr(timing, "WALL_CALLS", 2)
+    spec = dataclasses.replace(spec, bench_size=4099)
+    return timing.speed_report(spec, entry, "fake", say=lambda m: None, device="cpu")
+
+
+def test_speed_report_data_flow_with_fake_timings(monkeypatch):
+    import torch
+    spec = get_spec("fuse")
+    # per round: candidate, eager, eager add; then 3 + 3 small-size benches
+    times = [0.030, 0.050, 0.030] * timing.ROUNDS + [0.0045] * 3 + [0.0072] * 3
+    t = _fake_gate(monkeypatch, spec, lambda x, y: torch.relu(x + y), times)
+    assert t["category"] is None and t["speedup"] == pytest.approx(5 / 3)
+    assert [r["role"] for r in t["rows"]] == ["candidate", "eager", "ref"]
+    assert t["rows"][2]["label"].startswith("eager x + y")
+    assert t["wrong"] == 0 and t["small"]["device_us"]["candidate"] == pytest.approx(4.5)
+    json.dumps(t)  # plain data
+
+
+def test_speed_report_checks_the_timed_outputs(monkeypatch):
+    import torch
+    times = [0.030, 0.050, 0.030] * timing.ROUNDS + [0.004] * 6
+    t = _fake_gate(monkeypatch, get_spec("fuse"), lambda x, y: x + y, times)  # relu missing, fast
+    assert t["category"] == "wrong-values" and t["wrong"] > 0
+
+
+def test_timing_turns_a_pass_into_too_slow():
+    from grader.runner import ChildRun, Verdict
+    v = Verdict(drill="fuse", file="f.py", device="cuda", passed=True, diagnosis=None)
+    t = {"category": "too-slow", "speedup": 1.02, "speedup_min": 1.3, "n": N, "floor_s": 1e-5, "copy_gbps": 3470,
+         "rows": [{"ms": 0.058}, {"ms": 0.059}]}
+    fusion.apply_timing(v, [ChildRun("cuda", result={"timing": t}), ChildRun("cpu", result={})])
+    assert not v.passed and v.diagnosis == "too-slow" and v.timing is t
+    assert v.checks[-1]["name"].startswith("faster than eager") and not v.checks[-1]["passed"]
+    from grader.report import explain
+    what, _ = explain(v, "en")
+    assert "1.02x" in what and "1.3x" in what and "58.0 µs" in what
+
+
+# -- drill bench: the parts that run without a GPU ------------------------------------------------------------------
+def test_bench_sizes_parse():
+    from coach.bench import parse_sizes
+    assert parse_sizes("4096,65536") == [4096, 65536]
+    assert parse_sizes("2^12..2^14") == [4096, 8192, 16384]
+    assert parse_sizes(None)[0] == 4096 and parse_sizes(None)[-1] == 2 ** 27
+
+
+def test_bench_says_it_needs_a_gpu(monkeypatch, capsys):
+    from coach import bench as bench_action
+    from grader import runner
+    monkeypatch.setattr(runner, "cuda_available", lambda: False)
+    rc = bench_action.run(ROOT / "solutions" / "fuse.py", None, None, None, False, "en")
+    captured = capsys.readouterr()
+    assert rc == 2 and "GPU" in captured.err and "bytes" in captured.err and captured.out == ""
+
+
+def test_bench_table_and_plot_from_a_fake_sweep(tmp_path):
+    from grader import bench
+    result = {"drill": "fuse", "device_name": "fake", "copy_gbps": 3470.0,
+              "providers": ["yours", "eager", "torch.compile"],
+              "rows": [{"n": 4096, "ms": {"yours": 0.004, "eager": 0.007}, "gbps": {"yours": 12.3, "eager": 7.0},
+                        "wrong": 0},
+                       {"n": 8192, "ms": {"yours": 0.004, "eager": 0.007, "torch.compile": 0.005},
+                        "gbps": {"yours": 24.6, "eager": 14.0, "torch.compile": 19.7}, "wrong": 3}]}
+    head, rows = bench.table_rows(result)
+    assert head[:4] == ["n", "yours µs", "eager µs", "torch.compile µs"]
+    assert rows[0][3] == "—" and rows[1][0].endswith("✗") and rows[1][1] == "4.0"
+    problem = bench.plot(result, tmp_path / "p.png")
+    try:
+        import matplotlib  # noqa: F401
+        assert problem is None and (tmp_path / "p.png").stat().st_size > 0
+    except ImportError:
+        assert "matplotlib is not installed" in problem
