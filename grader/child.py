@@ -96,11 +96,14 @@ def grade(a, interpreted: bool) -> dict:
     info["autotune_configs"] = [config_label(c) for _, c in configs if c is not None]
 
     runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder)
-    sizes = list(spec.sizes) + (list(spec.cuda_sizes) if a.device == "cuda" else [])
+    # (size, seeds): the spec's sizes with every seed; CUDA's large sizes once (their inputs cost seconds to make).
+    sizes = [(size, 1 if a.quick else spec.seeds) for size in spec.sizes]
+    if a.device == "cuda":
+        sizes += [(size, 1) for size in spec.cuda_sizes]
     calls = []
     for tuner, config in configs:
-        for size in sizes:
-            for s in range(1 if a.quick else spec.seeds):
+        for size, seeds in sizes:
+            for s in range(seeds):
                 for ev in runner.pair(size, a.seed * 1000 + s, tuner, config):
                     ev["config"] = config_label(config) if config is not None else None
                     ev["category"], ev["detail"] = classify(ev, spec.max_launches)

@@ -68,12 +68,14 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     if not (ev["shape_ok"] and ev["device_ok"]):
         return ev
 
+    # Everything below runs on the output's device: at 2^24 elements a CPU round trip costs seconds.
     flat = out.detach().reshape(-1)
     numel = flat.numel()
+    dev = flat.device
     region = memory.region_of(out) if numel else None
-    unwritten = torch.zeros(numel, dtype=torch.bool)
+    unwritten = torch.zeros(numel, dtype=torch.bool, device=dev)
     if region is not None and region.sentinel_filled:
-        unwritten |= is_sentinel(flat).cpu()
+        unwritten |= is_sentinel(flat)
     duplicates = 0
     if interpreted and region is not None and region.kind == "alloc" and recorder_launches:
         offset = (out.data_ptr() - region.start) // region.elsize
@@ -93,8 +95,8 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     rtol, atol = spec.tolerance_for(str(expected_dtype).replace("torch.", ""))
     if not ev["dtype_ok"]:
         rtol, atol = max(rtol, 1e-2), max(atol, 1e-2)  # values may still be roughly right; the dtype is the news
-    out64 = flat.cpu().double()
-    ref64 = ref.reshape(-1).double()
+    out64 = flat.double()
+    ref64 = ref.reshape(-1).to(device=dev, dtype=torch.float64)
     ok = _close(out64, ref64, rtol, atol)
     wrong = ~ok & ~unwritten
     ev["unwritten"] = int(unwritten.sum())
@@ -108,7 +110,7 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
             "index": _unravel(i, out.shape),
             "flat": i,
             "expected": float(ref64[i]),
-            "got": None if unwritten[i] else float(out64[i]),
+            "got": None if bool(unwritten[i]) else float(out64[i]),
             "unwritten": bool(unwritten[i]),
             "inputs": {name: float(t.reshape(-1)[i]) for name, t in zip(arg_names, inputs_cpu)
                        if isinstance(t, torch.Tensor) and t.numel() == numel},
@@ -120,16 +122,11 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     # Tile map: one cell per BLOCK-sized tile of the flat output.
     block = next((l["block"] for l in recorder_launches if l.get("block")), None) or 1024
     tiles = max(1, -(-numel // block))
-    status = []
-    for t in range(tiles):
-        lo, hi = t * block, min(numel, (t + 1) * block)
-        if unwritten[lo:hi].any():
-            status.append(".")
-        elif wrong[lo:hi].any():
-            status.append("x")
-        else:
-            status.append("o")
-    ev["tiles"] = {"block": block, "status": "".join(status)}
+    pad = tiles * block - numel
+    tile_unwritten = torch.nn.functional.pad(unwritten, (0, pad)).view(tiles, block).any(dim=1).cpu()
+    tile_wrong = torch.nn.functional.pad(wrong, (0, pad)).view(tiles, block).any(dim=1).cpu()
+    status = np.where(tile_unwritten.numpy(), ".", np.where(tile_wrong.numpy(), "x", "o"))
+    ev["tiles"] = {"block": block, "status": "".join(status.tolist())}
     return ev
 
 
