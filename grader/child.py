@@ -56,7 +56,7 @@ def grade(a, interpreted: bool) -> dict:
     from .diagnose import classify
     from .evaluate import describe_exception
     from .lanes import LaneChecker
-    from .launches import LaunchRecorder, config_label, find_autotuners
+    from .launches import LaunchRecorder, autotune_evidence, config_label, find_autotuners
 
     spec = get_spec(a.drill)
     learner_file = os.path.realpath(a.file)
@@ -69,6 +69,8 @@ def grade(a, interpreted: bool) -> dict:
     lanes = LaneChecker(learner_file) if interpreted else None
     if lanes:
         lanes.install()
+        from .libdevice_cpu import install as install_libdevice
+        install_libdevice()  # before the learner's import: libdevice.* runs as numpy, or stops with a clear error
     recorder = LaunchRecorder(learner_file, lanes)
     recorder.install(interpreted)
 
@@ -95,19 +97,47 @@ def grade(a, interpreted: bool) -> dict:
             break
     info["autotune_configs"] = [config_label(c) for _, c in configs if c is not None]
 
+    rules = {"value_category": spec.value_category}
+    if spec.max_programs is not None:
+        rules["max_programs"] = spec.max_programs
+        if a.device == "cuda" and spec.max_programs_per_sm:
+            sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+            rules["max_programs"] = spec.max_programs_per_sm * sms
+        info["max_programs"] = rules["max_programs"]
+    if spec.autotune_min_configs:
+        rules["autotune"] = info["autotune"] = autotune_evidence(find_autotuners(module), spec.autotune_min_configs)
+
     runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder)
     sizes = list(spec.sizes) + (list(spec.cuda_sizes) if a.device == "cuda" else [])
+    jobs = [(size, None) for size in sizes] + [(size, p) for p in spec.probes for size in p.sizes]
     calls = []
     for tuner, config in configs:
-        for size in sizes:
+        for size, probe in jobs:
             for s in range(1 if a.quick else spec.seeds):
-                for ev in runner.pair(size, a.seed * 1000 + s, tuner, config):
+                for ev in runner.pair(size, a.seed * 1000 + s, tuner, config, probe):
                     ev["config"] = config_label(config) if config is not None else None
-                    ev["category"], ev["detail"] = classify(ev, spec.max_launches)
+                    if probe is not None:
+                        ev["probe"] = probe.name
+                        ev["probe_category"] = probe.category or spec.value_category
+                    ev["category"], ev["detail"] = classify(ev, spec.max_launches, rules)
                     calls.append(ev)
                     if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
                         return {**info, "calls": calls}
+    if a.device == "cuda" and configs[0][0] is not None and sizes:
+        info["autotune_picked"] = picked_config(runner, configs[0][0], sizes[-1], a.seed)
     return {**info, "calls": calls}
+
+
+def picked_config(runner, tuner, size, seed) -> str | None:
+    """One unpinned call on CUDA: the config the autotuner chose for the largest size."""
+    from .launches import config_label
+
+    try:
+        runner.call(size, seed, 0, None, None)
+        best = getattr(tuner, "best_config", None)
+        return config_label(best) if best is not None else None
+    except Exception:  # noqa: BLE001 - reporting only
+        return None
 
 
 class CallRunner:
@@ -121,13 +151,13 @@ class CallRunner:
         except (TypeError, ValueError):
             self.arg_names = []
 
-    def pair(self, size, seed, tuner, config):
+    def pair(self, size, seed, tuner, config, probe=None):
         """Two calls with equal shapes and different values; the second also checks the first result was not reused."""
         import torch
 
         first_out = first_snapshot = None
         for call in (0, 1):
-            ev, out = self.call(size, seed, call, tuner, config)
+            ev, out = self.call(size, seed, call, tuner, config, probe)
             if call == 0 and isinstance(out, torch.Tensor):
                 first_out, first_snapshot = out, out.detach().clone()
             elif call == 1 and first_out is not None and isinstance(out, torch.Tensor) and "exception" not in ev:
@@ -136,7 +166,7 @@ class CallRunner:
                 ev["aliased"] = ev["stale"] = bool(same_storage or changed)
             yield ev
 
-    def call(self, size, seed, call, tuner, config):
+    def call(self, size, seed, call, tuner, config, probe=None):
         import torch
         from contextlib import nullcontext
 
@@ -147,7 +177,7 @@ class CallRunner:
 
         spec, lanes, recorder = self.spec, self.lanes, self.recorder
         gen = torch.Generator().manual_seed(seed * 2 + call)
-        inputs = spec.make_inputs(size, gen)
+        inputs = (probe.make_inputs if probe is not None else spec.make_inputs)(size, gen)
         ref = spec.reference(*[t.double() for t in inputs], **spec.kwargs)
         memory = Memory(self.device)
         names = [self.arg_names[i] if i < len(self.arg_names) else str(i) for i in range(len(inputs))]
