@@ -172,21 +172,32 @@ DIAGNOSES = {
                       "max 用 other=-float('inf')，sum 用 0（或者归约前 tl.where(mask, x, 单位元)）。"}},
     "persistent": {
         "what": {"en": "the grid must stay capped at {cap} programs that loop over the tiles: launched {programs} "
-                       "programs for {tiles} tiles (or stored {duplicates} elements more than once)",
+                       "programs for {tiles} tiles",
                  "zh": "grid 要限制在 {cap} 个 program 以内，由它们循环处理所有 tile：实际启动了 {programs} 个 "
-                       "program 处理 {tiles} 个 tile（或有 {duplicates} 个元素被写了不止一次）"}, 
+                       "program 处理 {tiles} 个 tile"},
         "fix": {"en": "grid = (min(num_tiles, cap),); in the kernel: for tile in range(pid, num_tiles, "
                       "tl.num_programs(0)) — each tile exactly once, the tail tile masked.",
                 "zh": "grid = (min(num_tiles, cap),)；kernel 里：for tile in range(pid, num_tiles, "
                       "tl.num_programs(0))——每个 tile 恰好一次，尾块要 mask。"}},
+    "persistent-dup": {
+        "what": {"en": "{duplicates} output elements were stored more than once: the programs' tile ranges overlap",
+                 "zh": "有 {duplicates} 个输出元素被写了不止一次：各 program 负责的 tile 范围有重叠"}},
+    "autotune-problem": {
+        "none": {"en": "no @triton.autotune kernel found", "zh": "没有找到带 @triton.autotune 的 kernel"},
+        "few-configs": {"en": "fewer than two configs", "zh": "config 少于两个"},
+        "same-block": {"en": "every config has the same BLOCK", "zh": "所有 config 的 BLOCK 都一样"},
+        "same-warps": {"en": "every config has the same num_warps", "zh": "所有 config 的 num_warps 都一样"},
+        "no-key": {"en": "key is empty", "zh": "key 是空的"},
+        "key-not-size": {"en": "the key names no integer size argument (e.g. n_elements)",
+                         "zh": "key 里没有整数大小参数（比如 n_elements）"}},
     "autotune": {
         "what": {"en": "the kernel's @triton.autotune does not meet the drill ({problem}): configs {labels}, key {keys}",
                  "zh": "kernel 的 @triton.autotune 不满足要求（{problem}）：configs {labels}，key {keys}"},
-        "fix": {"en": "@triton.autotune(configs=[at least two triton.Config({'BLOCK_SIZE': ...}, num_warps=...) "
+        "fix": {"en": "@triton.autotune(configs=[at least two triton.Config({{'BLOCK_SIZE': ...}}, num_warps=...) "
                       "differing in BLOCK_SIZE and num_warps], key=['n_elements']) and a grid lambda reading "
                       "meta['BLOCK_SIZE'].",
                 "zh": "@triton.autotune(configs=[至少两个 BLOCK_SIZE 和 num_warps 都不同的 "
-                      "triton.Config({'BLOCK_SIZE': ...}, num_warps=...)], key=['n_elements'])，grid 用 lambda "
+                      "triton.Config({{'BLOCK_SIZE': ...}}, num_warps=...)], key=['n_elements'])，grid 用 lambda "
                       "读取 meta['BLOCK_SIZE']。"}},
     "stale-output": {
         "what": {"en": "the second call reused or overwrote the first call's output",

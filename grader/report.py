@@ -94,7 +94,13 @@ def explain(v, lang: str) -> tuple[str, str]:
         kw.update(programs=d.get("programs"), block=d.get("block"), coverage=d.get("coverage"),
                   numel=d.get("numel"), unwritten=d.get("unwritten"))
     elif cat in ("indexing", "reduction", "stability", "other", "persistent", "autotune"):
-        kw.update({k: v for k, v in d.items() if v is not None and not isinstance(v, dict)})
+        kw.update({k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in d.items()
+                   if v is not None and not isinstance(v, dict)})
+        if cat == "persistent" and d.get("duplicates"):
+            key = "persistent-dup"
+        if cat == "autotune":
+            kw["problem"] = pick(DIAGNOSES["autotune-problem"].get(d.get("problem"), d.get("problem")), lang)
+            kw["labels"] = "; ".join(d.get("labels") or []) or "-"
     elif cat in ("unwritten", "wrong-values"):
         kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"))
     entry_text = DIAGNOSES.get(key, {})
