@@ -100,9 +100,16 @@ def _rmsnorm_eager(x, weight, eps=1e-6):
     return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).rsqrt() * weight
 
 
-def _rows_bytes(size):
+def _softmax_bytes(size):
+    """fp32 bytes moved: one read + one write fused; the naive chain max/sub/exp/sum/div reads 5x, writes 3x."""
     m, n = size
-    return {"fused": 2 * m * n * 4, "eager": None}
+    return {"fused": 2 * m * n * 4, "eager": 8 * m * n * 4}
+
+
+def _rmsnorm_bytes(size):
+    """fp32 bytes moved: one read + one write fused; pow/mean/mul/mul read x-sized data 4x, write 3x."""
+    m, n = size
+    return {"fused": 2 * m * n * 4, "eager": 7 * m * n * 4}
 
 
 ROW_SIZES = ((1, 1), (37, 781), (16, 1024), (3, 3000))
@@ -150,7 +157,7 @@ SPECS += [
         probes=(Probe("all-negative", _rows_all_negative, ((16, 781),), "other"),
                 Probe("x30", _rows_x30, ((16, 781),), "stability")),
         eager=_softmax_eager,
-        byte_model=_rows_bytes,
+        byte_model=_softmax_bytes,
     ),
     DrillSpec(
         name="rmsnorm",
@@ -167,7 +174,7 @@ SPECS += [
         value_category="reduction",
         probes=(Probe("bfloat16", _rms_inputs("bfloat16"), ((13, 781), (8, 1024))),),
         eager=_rmsnorm_eager,
-        byte_model=_rows_bytes,
+        byte_model=_rmsnorm_bytes,
     ),
     DrillSpec(
         name="persistent",
