@@ -69,9 +69,10 @@ def grade(a, interpreted: bool) -> dict:
     lanes = LaneChecker(learner_file) if interpreted else None
     if lanes:
         lanes.install()
-        from .interp_compat import install as install_compat
+        from .interp_compat import install as install_compat, install_bf16_guard
         from .libdevice_cpu import install as install_libdevice
         install_compat()  # Triton 3.6: range() over a runtime scalar
+        install_bf16_guard()  # bf16 math would run on raw bits: stop with a message instead
         install_libdevice()  # before the learner's import: libdevice.* runs as numpy, or stops with a clear error
     recorder = LaunchRecorder(learner_file, lanes)
     recorder.install(interpreted)

@@ -25,3 +25,42 @@ def install() -> bool:
 
     interpreter._patch_lang_tensor = _patch_lang_tensor
     return True
+
+
+class InterpreterUnsupported(NotImplementedError):
+    """Kernel code the interpreter cannot compute correctly; the message names what to write instead."""
+
+
+BF16_MESSAGE = ("bfloat16 arithmetic does not run in Triton's interpreter (it would compute on the raw 16-bit "
+                "patterns): convert after the load with .to(tl.float32), compute in float32, and convert back "
+                "with .to(out_ptr.dtype.element_ty) in the store — what a GPU kernel should do anyway")
+
+
+def install_bf16_guard() -> None:
+    """Make bfloat16 arithmetic under the interpreter stop with a clear message instead of computing garbage.
+
+    Both Triton 3.6 and 3.9 keep bfloat16 as uint16 in numpy and apply numpy ops to those bits: x * x for
+    x = 1.5 gives 2.5e-29. Casts, loads, stores and tl.where are unaffected."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter
+
+    cls = interpreter.InterpreterBuilder
+
+    def is_bf16(h) -> bool:
+        return getattr(getattr(h, "dtype", None), "scalar", None) == tl.bfloat16 \
+            and getattr(getattr(h, "data", None), "dtype", None) == np.uint16
+
+    orig_binary, orig_unary = cls.binary_op, cls.unary_op
+
+    def binary_op(self, lhs, rhs, op, *args, **kwargs):
+        if is_bf16(lhs) or is_bf16(rhs):
+            raise InterpreterUnsupported(BF16_MESSAGE)
+        return orig_binary(self, lhs, rhs, op, *args, **kwargs)
+
+    def unary_op(self, arg, op, *args, **kwargs):
+        if is_bf16(arg):
+            raise InterpreterUnsupported(BF16_MESSAGE)
+        return orig_unary(self, arg, op, *args, **kwargs)
+
+    cls.binary_op, cls.unary_op = binary_op, unary_op
