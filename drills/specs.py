@@ -107,6 +107,7 @@ SPECS += [
         max_launches=1,
         eager=_add_relu_eager,
         byte_model=_add_relu_bytes,
+        bytes_proof=True,
         intermediate="x + y",
         speedup_min=1.3,
         speed_refs=(("eager x + y (add only)", _add_only),),
@@ -124,8 +125,173 @@ SPECS += [
         max_launches=1,
         eager=_gelu_eager,
         byte_model=_gelu_bytes,
+        bytes_proof=True,
         intermediate="the 8 intermediates of the op chain (x·x, x³, ..., tanh(inner), 1 + tanh, 0.5·x)",
         speedup_min=4.0,
         speed_refs=(('F.gelu(approximate="tanh") (one aten kernel)', _gelu_aten),),
+    ),
+]
+
+# -- Beyond pointwise: the Inductor chapter's kernels (2-D indexing, reductions, persistent grid, autotune) --------
+# Sizes keep a CPU grade under ~5 s: the interpreter costs ~0.5 ms per program (more for wide 2-D blocks).
+from grader.data import normal  # noqa: E402
+from grader.spec import Probe  # noqa: E402
+
+
+def _matrix(size, gen):
+    return (mixed(size, gen),)
+
+
+def _transpose_ref(x):
+    return x.t().contiguous()
+
+
+def _rows(size, gen):
+    return (normal(size, gen),)
+
+
+def _rows_all_negative(size, gen):
+    """Every value far below 0: a masked lane that reads 0 is then the row's max (or a wrong summand)."""
+    return (normal(size, gen, shift=-200.0),)
+
+
+def _rows_x30(size, gen):
+    """randn x 30: exp overflows float32 (max ~3.4e38 = e^88.7) unless the row max is subtracted first."""
+    return (normal(size, gen, scale=30.0),)
+
+
+def _row_sum_ref(x):
+    return x.sum(dim=1)
+
+
+def _softmax_ref(x):
+    e = (x - x.max(dim=1, keepdim=True).values).exp()
+    return e / e.sum(dim=1, keepdim=True)
+
+
+def _softmax_eager(x):
+    """The naive op chain a learner would write in eager PyTorch (what the Triton kernel must beat)."""
+    m = x.max(dim=1, keepdim=True).values
+    e = (x - m).exp()
+    return e / e.sum(dim=1, keepdim=True)
+
+
+def _rms_inputs(dtype):
+    def make(size, gen):
+        return normal(size, gen, dtype=dtype), normal((size[1],), gen, dtype=dtype, scale=0.5, shift=1.0)
+    return make
+
+
+def _rmsnorm_ref(x, weight, eps=1e-6):
+    return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).rsqrt() * weight
+
+
+def _rmsnorm_eager(x, weight, eps=1e-6):
+    """The naive op chain (pow, mean, add, rsqrt, mul, mul)."""
+    return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).rsqrt() * weight
+
+
+def _softmax_bytes(size):
+    """fp32 bytes moved: one read + one write fused; the naive chain max/sub/exp/sum/div reads 5x, writes 3x."""
+    m, n = size
+    return {"fused": 2 * m * n * 4, "eager": 8 * m * n * 4}
+
+
+def _rmsnorm_bytes(size):
+    """fp32 bytes moved: one read + one write fused; pow/mean/mul/mul read x-sized data 4x, write 3x."""
+    m, n = size
+    return {"fused": 2 * m * n * 4, "eager": 7 * m * n * 4}
+
+
+ROW_SIZES = ((1, 1), (37, 781), (16, 1024), (3, 3000))
+ROW_CUDA = ((4096, 781), (4096, 8192))
+
+SPECS += [
+    DrillSpec(
+        name="transpose",
+        entry="transpose",
+        signature="transpose(x: torch.Tensor) -> torch.Tensor  # (M, N) float32 -> contiguous (N, M)",
+        holes=("index",),
+        make_inputs=_matrix,
+        reference=_transpose_ref,
+        sizes=((37, 5), (1, 123), (123, 1), (347, 301)),
+        cuda_sizes=((4097, 4099),),
+        seeds=2,
+        family="2d",
+        value_category="indexing",
+    ),
+    DrillSpec(
+        name="row-sum",
+        entry="row_sum",
+        signature="row_sum(x: torch.Tensor) -> torch.Tensor  # (M, N) -> (M,) float32",
+        holes=("reduction",),
+        make_inputs=_rows,
+        reference=_row_sum_ref,
+        sizes=((1, 1), (37, 300), (100, 1000), (203, 33)),
+        cuda_sizes=((4096, 8192),),
+        seeds=2,
+        tolerance={"float32": (1e-5, 1e-5)},
+        family="reduction",
+        value_category="reduction",
+    ),
+    DrillSpec(
+        name="softmax",
+        entry="softmax",
+        signature="softmax(x: torch.Tensor) -> torch.Tensor  # row-wise over dim 1 of a 2-D float32 tensor",
+        holes=("other", "max"),
+        make_inputs=_rows,
+        reference=_softmax_ref,
+        sizes=ROW_SIZES,
+        cuda_sizes=ROW_CUDA,
+        seeds=2,
+        family="reduction",
+        probes=(Probe("all-negative", _rows_all_negative, ((16, 781),), "other"),
+                Probe("x30", _rows_x30, ((16, 781),), "stability")),
+        eager=_softmax_eager,
+        byte_model=_softmax_bytes,
+    ),
+    DrillSpec(
+        name="rmsnorm",
+        entry="rmsnorm",
+        signature="rmsnorm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor",
+        holes=("mean",),
+        make_inputs=_rms_inputs("float32"),
+        reference=_rmsnorm_ref,
+        sizes=ROW_SIZES,
+        cuda_sizes=ROW_CUDA,
+        seeds=2,
+        kwargs={"eps": 1e-5},
+        family="reduction",
+        value_category="reduction",
+        probes=(Probe("bfloat16", _rms_inputs("bfloat16"), ((13, 781), (8, 1024))),),
+        eager=_rmsnorm_eager,
+        byte_model=_rmsnorm_bytes,
+    ),
+    DrillSpec(
+        name="persistent",
+        entry="add",
+        signature="add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor  # at most program_cap(device) programs",
+        holes=("loop", "grid"),
+        make_inputs=_two_vectors,
+        reference=_add,
+        sizes=(1, BLOCK + 1, 12289, 100000),
+        cuda_sizes=LARGE,
+        seeds=2,
+        family="persistent",
+        max_programs=16,
+        max_programs_per_sm=8,
+    ),
+    DrillSpec(
+        name="autotune",
+        entry="add",
+        signature="add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor  # kernel under @triton.autotune",
+        holes=("configs", "grid"),
+        make_inputs=_two_vectors,
+        reference=_add,
+        sizes=(1, BLOCK + 1, 12289),
+        cuda_sizes=LARGE,
+        seeds=1,
+        family="autotune",
+        autotune_min_configs=2,
     ),
 ]

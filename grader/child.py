@@ -56,7 +56,7 @@ def grade(a, interpreted: bool) -> dict:
     from .diagnose import classify
     from .evaluate import describe_exception
     from .lanes import LaneChecker
-    from .launches import LaunchRecorder, config_label, find_autotuners
+    from .launches import LaunchRecorder, autotune_evidence, config_label, find_autotuners
 
     spec = get_spec(a.drill)
     learner_file = os.path.realpath(a.file)
@@ -69,6 +69,11 @@ def grade(a, interpreted: bool) -> dict:
     lanes = LaneChecker(learner_file) if interpreted else None
     if lanes:
         lanes.install()
+        from .interp_compat import install as install_compat, install_bf16_guard
+        from .libdevice_cpu import install as install_libdevice
+        install_compat()  # Triton 3.6: range() over a runtime scalar
+        install_bf16_guard()  # bf16 math would run on raw bits: stop with a message instead
+        install_libdevice()  # before the learner's import: libdevice.* runs as numpy, or stops with a clear error
     recorder = LaunchRecorder(learner_file, lanes)
     recorder.install(interpreted)
 
@@ -95,21 +100,40 @@ def grade(a, interpreted: bool) -> dict:
             break
     info["autotune_configs"] = [config_label(c) for _, c in configs if c is not None]
 
+    rules = {"value_category": spec.value_category}
+    if spec.max_programs is not None:
+        rules["max_programs"] = spec.max_programs
+        if a.device == "cuda" and spec.max_programs_per_sm:
+            sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+            rules["max_programs"] = spec.max_programs_per_sm * sms
+        info["max_programs"] = rules["max_programs"]
+    if spec.autotune_min_configs:
+        rules["autotune"] = info["autotune"] = autotune_evidence(find_autotuners(module), spec.autotune_min_configs)
+
     runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder)
-    # (size, seeds): the spec's sizes with every seed; CUDA's large sizes once (their inputs cost seconds to make).
-    sizes = [(size, 1 if a.quick else spec.seeds) for size in spec.sizes]
+    # (size, probe, seeds): the spec's sizes and probes with every seed; CUDA's large sizes once (their inputs cost
+    # seconds to make).
+    seeds = 1 if a.quick else spec.seeds
+    sizes = list(spec.sizes) + (list(spec.cuda_sizes) if a.device == "cuda" else [])
+    jobs = [(size, None, seeds) for size in spec.sizes]
     if a.device == "cuda":
-        sizes += [(size, 1) for size in spec.cuda_sizes]
+        jobs += [(size, None, 1) for size in spec.cuda_sizes]
+    jobs += [(size, p, seeds) for p in spec.probes for size in p.sizes]
     calls = []
     for tuner, config in configs:
-        for size, seeds in sizes:
-            for s in range(seeds):
-                for ev in runner.pair(size, a.seed * 1000 + s, tuner, config):
+        for size, probe, n_seeds in jobs:
+            for s in range(n_seeds):
+                for ev in runner.pair(size, a.seed * 1000 + s, tuner, config, probe):
                     ev["config"] = config_label(config) if config is not None else None
-                    ev["category"], ev["detail"] = classify(ev, spec.max_launches)
+                    if probe is not None:
+                        ev["probe"] = probe.name
+                        ev["probe_category"] = probe.category or spec.value_category
+                    ev["category"], ev["detail"] = classify(ev, spec.max_launches, rules)
                     calls.append(ev)
                     if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
                         return {**info, "calls": calls}
+    if a.device == "cuda" and configs[0][0] is not None and sizes:
+        info["autotune_picked"] = picked_config(runner, configs[0][0], sizes[-1], a.seed)
     if a.device == "cuda" and spec.speedup_min is not None and not any(c["category"] for c in calls):
         recorder.uninstall()
         info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
@@ -127,6 +151,18 @@ def run_timing(spec, entry, device_name, learner_file) -> dict:
         return {"category": "error", "exception": describe_exception(e, learner_file)}
 
 
+def picked_config(runner, tuner, size, seed) -> str | None:
+    """One unpinned call on CUDA: the config the autotuner chose for the largest size."""
+    from .launches import config_label
+
+    try:
+        runner.call(size, seed, 0, None, None)
+        best = getattr(tuner, "best_config", None)
+        return config_label(best) if best is not None else None
+    except Exception:  # noqa: BLE001 - reporting only
+        return None
+
+
 class CallRunner:
     """Calls the learner's entry point on guarded inputs and collects the evidence of each call."""
 
@@ -138,13 +174,13 @@ class CallRunner:
         except (TypeError, ValueError):
             self.arg_names = []
 
-    def pair(self, size, seed, tuner, config):
+    def pair(self, size, seed, tuner, config, probe=None):
         """Two calls with equal shapes and different values; the second also checks the first result was not reused."""
         import torch
 
         first_out = first_snapshot = None
         for call in (0, 1):
-            ev, out = self.call(size, seed, call, tuner, config)
+            ev, out = self.call(size, seed, call, tuner, config, probe)
             if call == 0 and isinstance(out, torch.Tensor):
                 first_out, first_snapshot = out, out.detach().clone()
             elif call == 1 and first_out is not None and isinstance(out, torch.Tensor) and "exception" not in ev:
@@ -153,7 +189,7 @@ class CallRunner:
                 ev["aliased"] = ev["stale"] = bool(same_storage or changed)
             yield ev
 
-    def call(self, size, seed, call, tuner, config):
+    def call(self, size, seed, call, tuner, config, probe=None):
         import torch
         from contextlib import nullcontext
 
@@ -164,7 +200,7 @@ class CallRunner:
 
         spec, lanes, recorder = self.spec, self.lanes, self.recorder
         gen = torch.Generator().manual_seed(seed * 2 + call)
-        inputs = spec.make_inputs(size, gen)
+        inputs = (probe.make_inputs if probe is not None else spec.make_inputs)(size, gen)
         ref = spec.reference(*[t.double() for t in inputs], **spec.kwargs)
         memory = Memory(self.device)
         names = [self.arg_names[i] if i < len(self.arg_names) else str(i) for i in range(len(inputs))]
@@ -194,8 +230,8 @@ class CallRunner:
         if lanes:
             ev["violations"] = lanes.violations[:20]
             ev["bytes"] = {"loaded": lanes.bytes_loaded, "stored": lanes.bytes_stored}
-            if spec.byte_model is not None and inputs:
-                ev["bytes_model"] = dict(spec.byte_model(inputs[0].numel()), n=inputs[0].numel())
+            if spec.bytes_proof and spec.byte_model is not None and inputs:
+                ev["bytes_model"] = dict(spec.byte_model(size), n=inputs[0].numel())
         if "exception" in ev:
             return ev, None
         ev.update(evaluate_output(out, ref, inputs, names, memory, recorder.launches, spec, lanes is not None,

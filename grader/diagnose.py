@@ -45,8 +45,13 @@ def extra_bytes(ev: dict) -> dict | None:
             "extra": total - model["fused"]}
 
 
-def classify(ev: dict, max_launches: int | None = None) -> tuple[str | None, dict]:
-    """One call's evidence -> (category or None for a pass, detail for the message)."""
+def classify(ev: dict, max_launches: int | None = None, rules: dict | None = None) -> tuple[str | None, dict]:
+    """One call's evidence -> (category or None for a pass, detail for the message).
+
+    `rules` (from the drill's spec): value_category (what a values failure means), max_programs (a cap on programs
+    per launch; each output element stored once), autotune (launches.autotune_evidence). A values failure on a
+    probe input set (ev["probe_category"]) is blamed on the probe's category."""
+    rules = rules or {}
     if ev.get("exception"):
         exc = ev["exception"]
         return ("crash" if exc.get("cuda_fault") else "error"), {"exception": exc}
@@ -75,6 +80,13 @@ def classify(ev: dict, max_launches: int | None = None) -> tuple[str | None, dic
     if extra:
         return "fusion", {**extra, "launches": len(launches), "kernels": [l["kernel"] for l in launches]}
     numel = ev.get("numel", 0)
+    cap = rules.get("max_programs")
+    if cap is not None:
+        over = [l for l in launches if (l.get("programs") or 0) > cap]
+        if over:
+            block = over[0].get("block")
+            return "persistent", {"programs": over[0]["programs"], "cap": cap, "numel": numel, "block": block,
+                                  "tiles": -(-numel // block) if block else None}
     tiles = ev.get("tiles", {}).get("status", "")
     if ev.get("unwritten"):
         cov = coverage(launches)
@@ -93,9 +105,22 @@ def classify(ev: dict, max_launches: int | None = None) -> tuple[str | None, dic
     if ev.get("wrong"):
         if ev.get("duplicates"):
             return "offsets", {"duplicates": ev["duplicates"], "wrong": ev["wrong"]}
-        return "wrong-values", {"wrong": ev["wrong"], "numel": numel}
+        category = ev.get("probe_category") or rules.get("value_category") or "wrong-values"
+        return category, {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe")}
+    if cap is not None and ev.get("duplicates"):  # right values, but some tiles stored more than once
+        return "persistent", {"duplicates": ev["duplicates"], "numel": numel, "cap": cap}
     if ev.get("stale"):
         return "stale-output", {"aliased": ev.get("aliased", False)}
+    tune = rules.get("autotune")
+    if tune is not None:
+        problem = tune.get("problem")
+        if problem is None and tune.get("keys"):
+            meta = next((l.get("meta", {}) for l in launches if l.get("meta")), {})
+            if meta and not any(isinstance(meta.get(k), int) and not isinstance(meta.get(k), bool)
+                                for k in tune["keys"]):
+                problem = "key-not-size"
+        if problem:
+            return "autotune", {**tune, "problem": problem}
     return None, {}
 
 

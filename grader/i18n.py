@@ -46,6 +46,8 @@ M = {
     "say_it": {"en": "Now say it out loud, 2 minutes, looking at your code:",
                "zh": "现在对着代码说 2 分钟（通关）："},
     "learner_output": {"en": "your program printed", "zh": "你的程序输出"},
+    "autotune_picked": {"en": "The autotuner picked {config} at the largest size.",
+                        "zh": "在最大尺寸上，autotuner 选中的是 {config}。"},
     "elapsed": {"en": "graded in {s:.1f} s", "zh": "评测用时 {s:.1f} 秒"},
 }
 
@@ -140,6 +142,63 @@ DIAGNOSES = {
                  "zh": "{numel} 个元素里有 {wrong} 个与 float64 参考结果不一致"},
         "fix": {"en": "Check the arithmetic against the task (operator, constants, order of operations).",
                 "zh": "对照题目检查计算（运算符、常数、运算顺序）。"}},
+    "indexing": {
+        "what": {"en": "{wrong} of {numel} elements differ from the reference: values land at the wrong 2-D index",
+                 "zh": "{numel} 个元素里有 {wrong} 个与参考结果不一致：值被放到了错误的二维下标上"},
+        "fix": {"en": "Decompose the flat index with the OUTPUT's inner size: for an (R, C) output, col = xindex % C, "
+                      "row = xindex // C; then read the input at its own strides. Square shapes hide this mistake.",
+                "zh": "用输出的最内层大小分解平铺下标：输出形状 (R, C) 时 col = xindex % C，row = xindex // C；"
+                      "再按输入自己的 stride 去读。方阵会掩盖这个错误。"}},
+    "reduction": {
+        "what": {"en": "{wrong} of {numel} reduced values differ from the float64 reference",
+                 "zh": "{numel} 个归约结果里有 {wrong} 个与 float64 参考结果不一致"},
+        "fix": {"en": "Reduce over the whole row, not one block: loop over the reduction dim in RBLOCK steps, mask "
+                      "with rindex < N, accumulate in float32, and divide by N (not by the block size).",
+                "zh": "对整行归约而不是一个 block：按 RBLOCK 步长循环归约维，用 rindex < N 做 mask，用 float32 "
+                      "累加，除以 N（不是 block 大小）。"}},
+    "stability": {
+        "what": {"en": "correct on ordinary inputs, wrong on the {probe} inputs: {wrong} of {numel} values "
+                       "overflow (exp of large numbers)",
+                 "zh": "普通输入正确，{probe} 输入出错：{numel} 个值里有 {wrong} 个溢出（大数的 exp）"},
+        "fix": {"en": "Subtract the row max before exp: exp(x - max(x)) never exceeds 1, and the result is the same.",
+                "zh": "exp 之前先减去行最大值：exp(x - max(x)) 不会超过 1，结果不变。"}},
+    "other": {
+        "what": {"en": "correct on ordinary inputs, wrong on the {probe} inputs ({wrong} of {numel}): masked-off "
+                       "lanes take part in the reduction",
+                 "zh": "普通输入正确，{probe} 输入出错（{numel} 个里有 {wrong} 个）：被 mask 掉的 lane 参与了归约"},
+        "fix": {"en": "A masked load with no other= reads 0 in the masked lanes. Give it the reduction's identity: "
+                      "other=-float('inf') for a max, 0 for a sum (or tl.where(mask, x, identity) before reducing).",
+                "zh": "不带 other= 的 masked load 在被 mask 的 lane 上读到 0。要给归约的单位元："
+                      "max 用 other=-float('inf')，sum 用 0（或者归约前 tl.where(mask, x, 单位元)）。"}},
+    "persistent": {
+        "what": {"en": "the grid must stay capped at {cap} programs that loop over the tiles: launched {programs} "
+                       "programs for {tiles} tiles",
+                 "zh": "grid 要限制在 {cap} 个 program 以内，由它们循环处理所有 tile：实际启动了 {programs} 个 "
+                       "program 处理 {tiles} 个 tile"},
+        "fix": {"en": "grid = (min(num_tiles, cap),); in the kernel: for tile in range(pid, num_tiles, "
+                      "tl.num_programs(0)) — each tile exactly once, the tail tile masked.",
+                "zh": "grid = (min(num_tiles, cap),)；kernel 里：for tile in range(pid, num_tiles, "
+                      "tl.num_programs(0))——每个 tile 恰好一次，尾块要 mask。"}},
+    "persistent-dup": {
+        "what": {"en": "{duplicates} output elements were stored more than once: the programs' tile ranges overlap",
+                 "zh": "有 {duplicates} 个输出元素被写了不止一次：各 program 负责的 tile 范围有重叠"}},
+    "autotune-problem": {
+        "none": {"en": "no @triton.autotune kernel found", "zh": "没有找到带 @triton.autotune 的 kernel"},
+        "few-configs": {"en": "fewer than two configs", "zh": "config 少于两个"},
+        "same-block": {"en": "every config has the same BLOCK", "zh": "所有 config 的 BLOCK 都一样"},
+        "same-warps": {"en": "every config has the same num_warps", "zh": "所有 config 的 num_warps 都一样"},
+        "no-key": {"en": "key is empty", "zh": "key 是空的"},
+        "key-not-size": {"en": "the key names no integer size argument (e.g. n_elements)",
+                         "zh": "key 里没有整数大小参数（比如 n_elements）"}},
+    "autotune": {
+        "what": {"en": "the kernel's @triton.autotune does not meet the drill ({problem}): configs {labels}, key {keys}",
+                 "zh": "kernel 的 @triton.autotune 不满足要求（{problem}）：configs {labels}，key {keys}"},
+        "fix": {"en": "@triton.autotune(configs=[at least two triton.Config({{'BLOCK_SIZE': ...}}, num_warps=...) "
+                      "differing in BLOCK_SIZE and num_warps], key=['n_elements']) and a grid lambda reading "
+                      "meta['BLOCK_SIZE'].",
+                "zh": "@triton.autotune(configs=[至少两个 BLOCK_SIZE 和 num_warps 都不同的 "
+                      "triton.Config({{'BLOCK_SIZE': ...}}, num_warps=...)], key=['n_elements'])，grid 用 lambda "
+                      "读取 meta['BLOCK_SIZE']。"}},
     "stale-output": {
         "what": {"en": "the second call reused or overwrote the first call's output",
                  "zh": "第二次调用复用或改写了第一次调用的输出"},

@@ -153,3 +153,26 @@ def pinned(tuner, config):
         yield
     finally:
         tuner.configs, tuner.cache = saved[0], saved[1]
+
+
+def autotune_evidence(tuners: list, min_configs: int) -> dict:
+    """What the autotune drills require of the learner's @triton.autotune: >= min_configs configs that differ in
+    BLOCK and in num_warps, and a non-empty key naming kernel arguments. `problem` is None when all hold."""
+    if not tuners:
+        return {"problem": "none", "configs": 0}
+    tuner = max(tuners, key=lambda t: len(t.configs))
+    configs = list(tuner.configs)
+    blocks = sorted({b for b in (block_of(dict(c.kwargs)) for c in configs) if b is not None})
+    warps = sorted({c.num_warps for c in configs})
+    keys = list(getattr(tuner, "keys", None) or [])
+    ev = {"configs": len(configs), "labels": [config_label(c) for c in configs], "blocks": blocks,
+          "warps": warps, "keys": keys, "problem": None}
+    if len(configs) < min_configs:
+        ev["problem"] = "few-configs"
+    elif len(blocks) < 2:
+        ev["problem"] = "same-block"
+    elif len(warps) < 2:
+        ev["problem"] = "same-warps"
+    elif not keys:
+        ev["problem"] = "no-key"
+    return ev

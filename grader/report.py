@@ -99,6 +99,14 @@ def explain(v, lang: str) -> tuple[str, str]:
     elif cat == "grid":
         kw.update(programs=d.get("programs"), block=d.get("block"), coverage=d.get("coverage"),
                   numel=d.get("numel"), unwritten=d.get("unwritten"))
+    elif cat in ("indexing", "reduction", "stability", "other", "persistent", "autotune"):
+        kw.update({k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in d.items()
+                   if v is not None and not isinstance(v, dict)})
+        if cat == "persistent" and d.get("duplicates"):
+            key = "persistent-dup"
+        if cat == "autotune":
+            kw["problem"] = pick(DIAGNOSES["autotune-problem"].get(d.get("problem"), d.get("problem")), lang)
+            kw["labels"] = "; ".join(d.get("labels") or []) or "-"
     elif cat in ("unwritten", "wrong-values"):
         kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"))
     entry_text = DIAGNOSES.get(key, {})
@@ -142,7 +150,8 @@ def sizes_row(cases: list[dict]) -> Text:
     out = Text("  ")
     for c in cases:
         size = c["size"] if isinstance(c["size"], int) else "x".join(map(str, c["size"]))
-        label = f"{size}" + (f"[{c['config']}]" if c.get("config") else "") + (
+        label = f"{size}" + (f"({c['probe']})" if c.get("probe") else "") + (
+            f"[{c['config']}]" if c.get("config") else "") + (
             "@cuda" if c["device"] == "cuda" else "")
         if c["failed"]:
             out.append(f"{label} ✗ {'/'.join(c['categories'])}", style="red")
@@ -209,6 +218,8 @@ def render(v, lang: str) -> Group:
     elif v.info.get("cuda"):
         parts.append(Text(t("cuda_note", lang, name=v.info["cuda"].get("device_name") or "CUDA"),
                           style="italic dim"))
+        if v.info["cuda"].get("autotune_picked"):
+            parts.append(Text(t("autotune_picked", lang, config=v.info["cuda"]["autotune_picked"]), style="dim"))
     parts.append(Text(t("elapsed", lang, s=v.elapsed_s), style="dim"))
     if v.passed:
         cps = checkpoints_for(v.drill)

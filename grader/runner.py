@@ -208,7 +208,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
     for r in runs:
         if r.result:
             v.info.setdefault(r.device, {k: r.result.get(k) for k in ("triton", "torch", "device_name",
-                                                                      "autotune_configs", "elapsed_s")})
+                                                                      "autotune_configs", "elapsed_s", "max_programs",
+                                                                      "autotune", "autotune_picked")})
         if r.timed_out:
             v.diagnosis, v.detail = "timeout", {"seconds": round(r.elapsed_s, 1), "device": r.device,
                                                 "calls_done": len((r.result or {}).get("calls", []))}
@@ -234,7 +235,7 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
     v.diagnosis = overall([c["category"] for c in calls])
     v.passed = v.diagnosis is None
     v.cases = summarize_cases(calls)
-    v.checks = summarize_checks(calls)
+    v.checks = summarize_checks(calls, spec)
     v.others = sorted({c["category"] for c in calls if c["category"] and c["category"] != v.diagnosis})
     fusion.annotate(v, calls, runs)  # launches, bytes proof, speed gate (may turn a pass into too-slow)
     if not v.passed and not v.detail.get("timing"):
@@ -286,9 +287,9 @@ def summarize_cases(calls: list[dict]) -> list[dict]:
     """One row per (device, size, config): pass, or the categories seen over its seeds and calls."""
     rows: dict = {}
     for c in calls:
-        key = (c["device"], json.dumps(c["size"]), c.get("config"))
+        key = (c["device"], json.dumps(c["size"]), c.get("config"), c.get("probe"))
         row = rows.setdefault(key, {"device": c["device"], "size": c["size"], "config": c.get("config"),
-                                    "calls": 0, "failed": 0, "categories": []})
+                                    "probe": c.get("probe"), "calls": 0, "failed": 0, "categories": []})
         row["calls"] += 1
         if c["category"]:
             row["failed"] += 1
@@ -304,14 +305,22 @@ CHECKS = (
     ("memory accesses in bounds", ("mask",)),
     ("inputs unchanged", ("input-mutated",)),
     ("every output element written", ("grid", "offsets", "unwritten")),
-    ("values match the float64 reference", ("wrong-values",)),
+    ("values match the float64 reference", ("wrong-values", "indexing", "reduction", "stability", "other")),
     ("second call gets a fresh output", ("stale-output",)),
 )
 
 
-def summarize_checks(calls: list[dict]) -> list[dict]:
+# Shown only for drills whose spec asks for them.
+SPEC_CHECKS = (
+    ("max_programs", "grid capped, each tile stored once", ("persistent",)),
+    ("autotune_min_configs", "autotuned over BLOCK and num_warps", ("autotune",)),
+)
+
+
+def summarize_checks(calls: list[dict], spec=None) -> list[dict]:
     checks = []
-    for name, cats in CHECKS:
+    extra = tuple((name, cats) for field_name, name, cats in SPEC_CHECKS if getattr(spec, field_name, None))
+    for name, cats in CHECKS + extra:
         bad = [c for c in calls if c["category"] in cats]
         detail = f"{len(calls) - len(bad)}/{len(calls)} calls" if not bad else \
             f"{len(bad)}/{len(calls)} calls failed, first at size {bad[0]['size']} on {bad[0]['device']}"

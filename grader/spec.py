@@ -20,6 +20,15 @@ DEFAULT_TOLERANCE = {
 
 
 @dataclass(frozen=True)
+class Probe:
+    """An extra input set that blames one named category when (only) it fails, e.g. all-negative rows -> `other`."""
+    name: str                       # shown in the size row: "all-negative", "x30", "bfloat16"
+    make_inputs: Callable           # (size, generator) -> tuple of CPU tensors
+    sizes: Sequence
+    category: str | None = None     # a values failure here means this; None: the drill's value_category
+
+
+@dataclass(frozen=True)
 class DrillSpec:
     name: str
     entry: str                      # the function the learner's file must define
@@ -36,13 +45,20 @@ class DrillSpec:
     max_launches: int | None = None  # fused drills: exactly this many Triton launches per call
     timeout_s: float = 60.0
     eager: Callable | None = None   # the eager PyTorch form (what the learner must beat), optional
-    byte_model: Callable | None = None  # size -> {"fused": bytes, "eager": bytes}, optional
+    byte_model: Callable | None = None  # size (as in `sizes`) -> {"fused": bytes, "eager": bytes}, optional
     solution: str = ""              # file name in solutions/ when drills share one (default: <slug>.py)
     # -- fusion and speed (fused drills) --------------------------------------------------------------------------
+    bytes_proof: bool = False       # interpreter: moving more bytes than byte_model's "fused" fails with `fusion`
     intermediate: str = ""          # the value eager writes to HBM and reads back (named in the bytes proof)
     speedup_min: float | None = None  # CUDA: candidate must be >= this many times faster than `eager`
     bench_size: int = 2**24 + 17    # CUDA: numel the speed gate times at (odd on purpose: the tail tile counts)
     speed_refs: tuple = ()          # CUDA: extra (label, fn) rows timed beside the candidate, shown only
+    # -- 2-D, reduction, persistent and autotune drills --
+    probes: tuple = ()              # Probe(...) input sets graded after `sizes`
+    value_category: str = "wrong-values"  # what a plain values failure means here (transpose: indexing)
+    max_programs: int | None = None  # cap on programs per launch under the interpreter (persistent drills)
+    max_programs_per_sm: int | None = None  # on CUDA the cap is this many x the SM count
+    autotune_min_configs: int = 0   # > 0: the kernel needs @triton.autotune with >= this many configs
 
     @property
     def slug(self) -> str:
