@@ -247,6 +247,7 @@ SPECS += [
         family="reduction",
         probes=(Probe("all-negative", _rows_all_negative, ((16, 781),), "other"),
                 Probe("x30", _rows_x30, ((16, 781),), "stability")),
+        masked_other=(float("-inf"), "other"),
         eager=_softmax_eager,
         byte_model=_softmax_bytes,
     ),

@@ -33,24 +33,26 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer seeds (the interpreter pass beside a CUDA run)")
     a = ap.parse_args(argv)
 
+    started = time.perf_counter()
     interpreted = a.device == "cpu"
     if interpreted:
         os.environ["TRITON_INTERPRET"] = "1"
     else:
         os.environ.pop("TRITON_INTERPRET", None)
-    started = time.perf_counter()
     result = {"device": a.device, "interpreted": interpreted, "calls": [], "file": a.file}
     try:
-        result.update(grade(a, interpreted))
+        result.update(grade(a, interpreted, started))
     finally:
         result["elapsed_s"] = round(time.perf_counter() - started, 3)
         _write_json(a.out, result)
     return 0
 
 
-def grade(a, interpreted: bool) -> dict:
+def grade(a, interpreted: bool, started: float) -> dict:
     import torch
     import triton  # after TRITON_INTERPRET is settled
+
+    phases = {"imports_s": round(time.perf_counter() - started, 3)}  # where a grade's seconds go
 
     from drills import get_spec
     from .diagnose import classify
@@ -60,7 +62,7 @@ def grade(a, interpreted: bool) -> dict:
 
     spec = get_spec(a.drill)
     learner_file = os.path.realpath(a.file)
-    info = {"triton": triton.__version__, "torch": torch.__version__.split("+")[0]}
+    info = {"triton": triton.__version__, "torch": torch.__version__.split("+")[0], "phases": phases}
     if a.device == "cuda":
         if not torch.cuda.is_available():
             return {**info, "fatal": {"stage": "device", "type": "NoCuda", "message": "no CUDA device is available"}}
@@ -83,7 +85,9 @@ def grade(a, interpreted: bool) -> dict:
         mod_spec = importlib.util.spec_from_file_location("learner_submission", learner_file)
         module = importlib.util.module_from_spec(mod_spec)
         sys.modules["learner_submission"] = module
+        t0 = time.perf_counter()
         mod_spec.loader.exec_module(module)
+        phases["learner_import_s"] = round(time.perf_counter() - t0, 3)
     except BaseException as e:  # noqa: BLE001 - any failure of the learner's import is the learner's error
         return {**info, "fatal": {"stage": "import", **describe_exception(e, learner_file)}}
     entry = getattr(module, spec.entry, None)
@@ -100,7 +104,7 @@ def grade(a, interpreted: bool) -> dict:
             break
     info["autotune_configs"] = [config_label(c) for _, c in configs if c is not None]
 
-    rules = {"value_category": spec.value_category}
+    rules = {"value_category": spec.value_category, "masked_other": spec.masked_other}
     if spec.max_programs is not None:
         rules["max_programs"] = spec.max_programs
         if a.device == "cuda" and spec.max_programs_per_sm:
@@ -114,12 +118,12 @@ def grade(a, interpreted: bool) -> dict:
     # (size, probe, seeds): the spec's sizes and probes with every seed; CUDA's large sizes once (their inputs cost
     # seconds to make).
     seeds = 1 if a.quick else spec.seeds
-    sizes = list(spec.sizes) + (list(spec.cuda_sizes) if a.device == "cuda" else [])
     jobs = [(size, None, seeds) for size in spec.sizes]
     if a.device == "cuda":
         jobs += [(size, None, 1) for size in spec.cuda_sizes]
     jobs += [(size, p, seeds) for p in spec.probes for size in p.sizes]
     calls = []
+    t0 = time.perf_counter()
     for tuner, config in configs:
         for size, probe, n_seeds in jobs:
             for s in range(n_seeds):
@@ -132,11 +136,14 @@ def grade(a, interpreted: bool) -> dict:
                     calls.append(ev)
                     if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
                         return {**info, "calls": calls}
-    if a.device == "cuda" and configs[0][0] is not None and sizes:
-        info["autotune_picked"] = picked_config(runner, configs[0][0], sizes[-1], a.seed)
+    phases["calls_s"] = round(time.perf_counter() - t0, 3)
+    if a.device == "cuda" and configs[0][0] is not None:
+        info["autotune_picked"] = picked_config(runner, configs[0][0], jobs[-1][0], a.seed)
     if a.device == "cuda" and spec.speedup_min is not None and not any(c["category"] for c in calls):
         recorder.uninstall()
+        t0 = time.perf_counter()
         info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
+        phases["timing_s"] = round(time.perf_counter() - t0, 3)
     return {**info, "calls": calls}
 
 
@@ -230,6 +237,8 @@ class CallRunner:
         if lanes:
             ev["violations"] = lanes.violations[:20]
             ev["bytes"] = {"loaded": lanes.bytes_loaded, "stored": lanes.bytes_stored}
+            ev["masked_loads"] = [{"line": line, "other": value, "lanes": n}
+                                  for (line, value), n in lanes.masked_loads.items()]
             if spec.bytes_proof and spec.byte_model is not None and inputs:
                 ev["bytes_model"] = dict(spec.byte_model(size), n=inputs[0].numel())
         if "exception" in ev:

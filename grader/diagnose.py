@@ -45,6 +45,18 @@ def extra_bytes(ev: dict) -> dict | None:
             "extra": total - model["fused"]}
 
 
+def wrong_other(ev: dict, masked_other) -> dict | None:
+    """A load whose masked-off lanes read something other than the reduction's identity (interpreter evidence):
+    the explanation of a values failure when the spec names the identity, e.g. (-inf, "other") for a row max."""
+    if not masked_other:
+        return None
+    identity = masked_other[0]
+    for load in ev.get("masked_loads", []):
+        if load["other"] != identity:
+            return load
+    return None
+
+
 def classify(ev: dict, max_launches: int | None = None, rules: dict | None = None) -> tuple[str | None, dict]:
     """One call's evidence -> (category or None for a pass, detail for the message).
 
@@ -105,6 +117,10 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
     if ev.get("wrong"):
         if ev.get("duplicates"):
             return "offsets", {"duplicates": ev["duplicates"], "wrong": ev["wrong"]}
+        suspect = wrong_other(ev, rules.get("masked_other"))
+        if suspect:
+            return rules["masked_other"][1], {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe"),
+                                              "masked_load": suspect, "identity": rules["masked_other"][0]}
         category = ev.get("probe_category") or rules.get("value_category") or "wrong-values"
         return category, {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe")}
     if cap is not None and ev.get("duplicates"):  # right values, but some tiles stored more than once

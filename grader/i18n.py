@@ -170,6 +170,11 @@ DIAGNOSES = {
                       "other=-float('inf') for a max, 0 for a sum (or tl.where(mask, x, identity) before reducing).",
                 "zh": "不带 other= 的 masked load 在被 mask 的 lane 上读到 0。要给归约的单位元："
                       "max 用 other=-float('inf')，sum 用 0（或者归约前 tl.where(mask, x, 单位元)）。"}},
+    "masked-other": {
+        "what": {"en": "the tl.load at line {line} reads {other} in its masked-off lanes, but the reduction's "
+                       "identity is {identity}: {wrong} of {numel} outputs are wrong",
+                 "zh": "第 {line} 行的 tl.load 在被 mask 的 lane 上读到 {other}，但归约的单位元是 {identity}："
+                       "{numel} 个输出里有 {wrong} 个错"}},
     "persistent": {
         "what": {"en": "the grid must stay capped at {cap} programs that loop over the tiles: launched {programs} "
                        "programs for {tiles} tiles",

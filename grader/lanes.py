@@ -22,6 +22,7 @@ class LaneChecker:
         self.violations: list[dict] = []
         self.bytes_loaded = 0
         self.bytes_stored = 0
+        self.masked_loads: dict = {}
         self.launch = -1
         self._orig = {}
 
@@ -31,6 +32,7 @@ class LaneChecker:
         self.violations = []
         self.bytes_loaded = 0
         self.bytes_stored = 0
+        self.masked_loads: dict = {}  # (line, value masked-off lanes read as) -> lanes
         self.active = True
 
     def stop(self):
@@ -56,6 +58,7 @@ class LaneChecker:
         # Signatures differ across Triton versions (3.5/3.6: cache_modifier, eviction_policy; 3.9: cache_policy).
         def create_masked_load(builder, ptrs, mask, *args, **kwargs):
             if checker.active:
+                checker._note_other(ptrs, mask, args[0] if args else kwargs.get("other"))
                 mask = checker._check(builder, "load", ptrs, mask)
             return orig_load(builder, ptrs, mask, *args, **kwargs)
 
@@ -66,6 +69,20 @@ class LaneChecker:
 
         cls.create_masked_load = create_masked_load
         cls.create_masked_store = create_masked_store
+
+    def _note_other(self, ptrs, mask, other):
+        """What masked-off lanes of a load read as (`other=`, 0 when absent): a reduction needs its identity there."""
+        m = np.asarray(mask.data, dtype=bool)
+        off = int(m.size - np.count_nonzero(m)) if m.shape == np.shape(ptrs.data) else 0
+        if off == 0:
+            return
+        if other is None:
+            value = 0.0
+        else:
+            data = np.asarray(other.data).reshape(-1)
+            value = float(data[0]) if data.size and np.all(data == data[0]) else "mixed"
+        key = (self.learner_line(), value)
+        self.masked_loads[key] = self.masked_loads.get(key, 0) + off
 
     def _check(self, builder, kind, ptrs, mask):
         from triton.runtime.interpreter import TensorHandle, _get_np_dtype

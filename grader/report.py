@@ -104,6 +104,9 @@ def explain(v, lang: str) -> tuple[str, str]:
                    if v is not None and not isinstance(v, dict)})
         if cat == "persistent" and d.get("duplicates"):
             key = "persistent-dup"
+        if d.get("masked_load"):
+            key = "masked-other"
+            kw.update(line=d["masked_load"]["line"], other=d["masked_load"]["other"], lanes=d["masked_load"]["lanes"])
         if cat == "autotune":
             kw["problem"] = pick(DIAGNOSES["autotune-problem"].get(d.get("problem"), d.get("problem")), lang)
             kw["labels"] = "; ".join(d.get("labels") or []) or "-"

@@ -60,18 +60,12 @@ class Verdict:
         return {k: v for k, v in self.__dict__.items() if k != "source_lines"}
 
 
-def cuda_available() -> bool:
-    """Ask a throwaway interpreter, so the parent never initialises CUDA (or imports torch) itself."""
+def nvidia_driver_present() -> bool:
+    """A cheap look for an NVIDIA driver. Whether torch can use it is the CUDA child's first question; when it
+    cannot (a CPU build of torch, say), the grade falls back to the interpreter."""
     if os.environ.get("DRILL_FORCE_CPU"):
         return False
-    if not (os.path.exists("/dev/nvidiactl") or shutil.which("nvidia-smi")):
-        return False  # no NVIDIA driver: skip the 1-2 s torch import of the probe
-    try:
-        r = subprocess.run([sys.executable, "-c", "import torch,sys;sys.exit(0 if torch.cuda.is_available() else 3)"],
-                           capture_output=True, timeout=120)
-        return r.returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+    return os.path.exists("/dev/nvidiactl") or shutil.which("nvidia-smi") is not None
 
 
 LIVE: set = set()  # child processes not yet waited for (a caller on another thread may need to end them)
@@ -171,8 +165,9 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
         raise KeyError("the file does not name its drill (a line `# drill: NAME`); pass --drill NAME")
     spec = get_spec(name)
     lines = static.source.splitlines()
-    if device == "auto":
-        device = "cuda" if cuda_available() else "cpu"
+    auto = device == "auto"
+    if auto:
+        device = "cuda" if nvidia_driver_present() else "cpu"
     v = Verdict(drill=spec.name, file=str(path), device=device, passed=False, diagnosis=None, source_lines=lines)
 
     if static.syntax_error:
@@ -189,6 +184,9 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
 
     devices = ["cuda", "cpu"] if device == "cuda" else ["cpu"]
     runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s)
+    if auto and device == "cuda" and ((runs[0].result or {}).get("fatal") or {}).get("type") == "NoCuda":
+        v.device, devices = "cpu", ["cpu"]  # a driver, but no CUDA for torch: the interpreter grades alone
+        runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s)
     v.runs = [{"device": r.device, "returncode": r.returncode, "timed_out": r.timed_out,
                "elapsed_s": round(r.elapsed_s, 2), "output": r.output if not r.result or r.result.get("fatal")
                else r.output[-1500:]} for r in runs]
@@ -208,7 +206,7 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
     for r in runs:
         if r.result:
             v.info.setdefault(r.device, {k: r.result.get(k) for k in ("triton", "torch", "device_name",
-                                                                      "autotune_configs", "elapsed_s", "max_programs",
+                                                                      "autotune_configs", "elapsed_s", "phases", "max_programs",
                                                                       "autotune", "autotune_picked")})
         if r.timed_out:
             v.diagnosis, v.detail = "timeout", {"seconds": round(r.elapsed_s, 1), "device": r.device,
@@ -248,7 +246,7 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
 
 def line_of(call: dict) -> int | None:
     d = call.get("detail", {})
-    for key in ("violation", "exception"):
+    for key in ("violation", "exception", "masked_load"):
         if d.get(key) and d[key].get("line"):
             return d[key]["line"]
     if d.get("ops"):
