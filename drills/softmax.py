@@ -2,8 +2,9 @@
 """Row-wise softmax, one program per row.
 
 `softmax(x)` takes x of shape (M, N), float32, and returns softmax over dim 1.
-Two holes: what masked lanes read (`other`), and the max subtraction. Values on ordinary random data do not
-reveal either mistake: the grader also feeds all-negative rows and rows scaled x30.
+Two holes: what masked lanes read (`other`), and the max subtraction. Random data with N a power of two hides
+both (no lane is masked, nothing overflows): the grader also uses rows of 781 and 3000, all-negative rows, and rows
+scaled x30.
 Stuck? `drill hint softmax`.
 """
 import torch

@@ -68,6 +68,18 @@ def nvidia_driver_present() -> bool:
     return os.path.exists("/dev/nvidiactl") or shutil.which("nvidia-smi") is not None
 
 
+def cuda_available() -> bool:
+    """Ask a throwaway interpreter whether torch can use CUDA, so the caller never initialises CUDA itself."""
+    if not nvidia_driver_present():
+        return False  # no NVIDIA driver: skip the 1-2 s torch import of the probe
+    try:
+        r = subprocess.run([sys.executable, "-c", "import torch,sys;sys.exit(0 if torch.cuda.is_available() else 3)"],
+                           capture_output=True, timeout=120)
+        return r.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 LIVE: set = set()  # child processes not yet waited for (a caller on another thread may need to end them)
 
 
