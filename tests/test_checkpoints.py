@@ -151,6 +151,17 @@ def test_chinese_text_has_no_stray_spaces_between_characters(cid):
         assert not re.search(f"[{cjk}] [{cjk}]", CHECKPOINTS[cid][field]["zh"]), (cid, field)
 
 
+@pytest.mark.parametrize("name", sorted(DRILLS))
+def test_drill_chinese_texts_have_no_stray_spaces(name):
+    """The same folding check for each drill's zh title, task and hints."""
+    cjk = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+    d = DRILLS[name]
+    texts_zh = [d.get("title", {}).get("zh", ""), d.get("task", {}).get("zh", "")]
+    texts_zh += [h.get("zh", "") for h in d.get("hints", [])]
+    for text in texts_zh:
+        assert not re.search(f"[{cjk}] [{cjk}]", text), (name, text)
+
+
 # --------------------------------------------------------------------------------------------------------------------
 # (2) drills link to existing checkpoints
 
@@ -162,9 +173,15 @@ def test_every_drill_checkpoint_id_exists():
 
 
 def test_every_spec_drill_has_checkpoints():
+    """Every drill in drills/specs.py links at least one checkpoint, and every id it links exists (checkpoints_for
+    drops unknown ids silently, so the raw list is checked too)."""
     import drills
     for name in drills.names():
-        assert texts.checkpoints_for(name), f"drill {name} has no checkpoints"
+        ids = texts.drill_texts(name).get("checkpoints", [])
+        assert ids, f"drill {name} has no checkpoint ids in prompts.yaml"
+        unknown = [cid for cid in ids if cid not in CHECKPOINTS]
+        assert not unknown, f"drill {name} links unknown checkpoints {unknown}"
+        assert len(texts.checkpoints_for(name)) == len(ids)
 
 
 # --------------------------------------------------------------------------------------------------------------------
