@@ -64,7 +64,7 @@ def start(name, path, force, lang):
 @click.option("--device", type=DEVICE, default="auto", show_default=True, help="Where the kernel runs.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the generated inputs.")
-@click.option("--timeout", type=float, default=None, help="Seconds before the grade is killed (default: the drill's).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, help="Seconds before the grade is killed (default: the drill's).")
 @click.option("--watch", is_flag=True, help="Grade again on every save (polls the file's modification time) or on "
                                             "Enter; Ctrl-C stops, with the last grade's exit code.")
 @lang_option
@@ -168,7 +168,7 @@ def progress(lang):
 @click.option("--backend", type=click.Choice(["auto", "triton", "cpp"]), default="auto", show_default=True,
               help="On CPU: Triton through the interpreter if possible (auto), only Triton, or Inductor's C++.")
 @click.option("--cold", is_flag=True, help="Use fresh Inductor/Triton cache folders (an honest cold compile).")
-@click.option("--timeout", type=float, default=None, help="Seconds before the compile is killed (default 600).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, help="Seconds before the compile is killed (default 600).")
 @lang_option
 def inductor(name, file, raw, save, quiz, answers, device, backend, cold, timeout, lang):
     """Show the kernel torch.compile (Inductor) writes for drill NAME's eager reference, with its pieces annotated.

@@ -1,6 +1,7 @@
 """What each CLI command does, as plain functions returning exit codes (0 ok, 1 fail, 2 usage)."""
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -83,11 +84,11 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
     err = console(stderr=True)
     try:
         verdict = runner.grade(file, drill=drill_name, device=device, seed=seed, timeout=timeout)
-    except UnreadableFile as e:
-        err.print(f"drill: {e}")
-        return EXIT_USAGE
-    except KeyError as e:
-        err.print(f"drill: {e.args[0]}")
+    except (UnreadableFile, runner.DeviceUnavailable, KeyError) as e:
+        message = str(e.args[0]) if e.args else str(e)
+        if as_json:  # a machine reading stdout still gets one object
+            print(json.dumps({"error": message, "passed": False, "exit_code": EXIT_USAGE}))
+        err.print(f"drill: {message}")
         return EXIT_USAGE
     store = Store()
     try:

@@ -8,10 +8,12 @@ checked lane by lane. The result is written atomically as JSON; a crash leaves n
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import importlib.util
 import inspect
 import json
 import os
+import signal
 import sys
 import time
 
@@ -34,6 +36,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
 
     started = time.perf_counter()
+    # On a timeout the parent sends SIGUSR1 first: the traceback names the line the learner's code is stuck on.
+    faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=False)
     interpreted = a.device == "cpu"
     if interpreted:
         os.environ["TRITON_INTERPRET"] = "1"
@@ -42,10 +46,14 @@ def main(argv=None) -> int:
     result = {"device": a.device, "interpreted": interpreted, "calls": [], "file": a.file}
     try:
         result.update(grade(a, interpreted, started))
-    finally:
-        result["elapsed_s"] = round(time.perf_counter() - started, 3)
-        _write_json(a.out, result)
-    return 0
+        result["complete"] = True
+    except BaseException as e:  # noqa: BLE001 - learner code that escaped the per-call handlers, or a grader bug
+        result["fatal"] = {"stage": "grade", "type": type(e).__name__, "message": str(e)[:800] or type(e).__name__}
+    result["elapsed_s"] = round(time.perf_counter() - started, 3)
+    _write_json(a.out, result)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # never wait for threads the learner's code left running
 
 
 def grade(a, interpreted: bool, started: float) -> dict:
@@ -59,6 +67,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
     from .evaluate import describe_exception
     from .lanes import LaneChecker
     from .launches import LaunchRecorder, autotune_evidence, config_label, find_autotuners
+    from .memory import Memory
+    from .torch_watch import TorchWatch
 
     spec = get_spec(a.drill)
     learner_file = os.path.realpath(a.file)
@@ -79,6 +89,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
     recorder = LaunchRecorder(learner_file, lanes)
     recorder.install(interpreted)
 
+    # Tensors the module makes at import (workspaces, constants) are the learner's memory too.
+    module_memory = Memory(a.device)
     # Import the learner's file as a module (its directory on sys.path, as `python file.py` would have it).
     sys.path.insert(0, os.path.dirname(learner_file))
     try:
@@ -86,7 +98,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
         module = importlib.util.module_from_spec(mod_spec)
         sys.modules["learner_submission"] = module
         t0 = time.perf_counter()
-        mod_spec.loader.exec_module(module)
+        with TorchWatch(module_memory, recorder, learner_file, record_ops=False):
+            mod_spec.loader.exec_module(module)
         phases["learner_import_s"] = round(time.perf_counter() - t0, 3)
     except BaseException as e:  # noqa: BLE001 - any failure of the learner's import is the learner's error
         return {**info, "fatal": {"stage": "import", **describe_exception(e, learner_file)}}
@@ -114,7 +127,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
     if spec.autotune_min_configs:
         rules["autotune"] = info["autotune"] = autotune_evidence(find_autotuners(module), spec.autotune_min_configs)
 
-    runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder)
+    runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder, keep_inputs=len(configs) > 1,
+                        carried=module_memory.regions)
     # (size, probe, seeds): the spec's sizes and probes with every seed; CUDA's large sizes once (their inputs cost
     # seconds to make).
     seeds = 1 if a.quick else spec.seeds
@@ -173,9 +187,14 @@ def picked_config(runner, tuner, size, seed) -> str | None:
 class CallRunner:
     """Calls the learner's entry point on guarded inputs and collects the evidence of each call."""
 
-    def __init__(self, spec, entry, device, learner_file, lanes, recorder):
+    def __init__(self, spec, entry, device, learner_file, lanes, recorder, keep_inputs=False, carried=()):
         self.spec, self.entry, self.device = spec, entry, device
         self.learner_file, self.lanes, self.recorder = learner_file, lanes, recorder
+        self.keep_inputs, self.cache = keep_inputs, {}
+        # Regions that outlive a call: the module's tensors, and every output the learner allocated (a wrapper
+        # may cache one and write it again: that is the stale-output check's business, not out-of-bounds).
+        self.carried = list(carried)
+        self.returned: list = []
         try:
             self.arg_names = list(inspect.signature(entry).parameters)
         except (TypeError, ValueError):
@@ -188,13 +207,34 @@ class CallRunner:
         first_out = first_snapshot = None
         for call in (0, 1):
             ev, out = self.call(size, seed, call, tuner, config, probe)
-            if call == 0 and isinstance(out, torch.Tensor):
-                first_out, first_snapshot = out, out.detach().clone()
-            elif call == 1 and first_out is not None and isinstance(out, torch.Tensor) and "exception" not in ev:
-                same_storage = out.data_ptr() == first_out.data_ptr()
-                changed = not torch.equal(first_out.detach().nan_to_num(), first_snapshot.nan_to_num())
-                ev["aliased"] = ev["stale"] = bool(same_storage or changed)
+            if isinstance(out, torch.Tensor) and "exception" not in ev:
+                # Handed back storage an earlier call returned (a memoised result, a cached buffer)?
+                reused = any(out.data_ptr() == old.data_ptr() for old in self.returned)
+                changed = call == 1 and first_out is not None and \
+                    not torch.equal(first_out.detach().nan_to_num(), first_snapshot.nan_to_num())
+                if reused or changed:
+                    ev["aliased"] = ev["stale"] = True
+                self.returned.append(out)  # kept alive, so a fresh allocation never shares its address
+                if call == 0:
+                    first_out, first_snapshot = out, out.detach().clone()
             yield ev
+
+    def inputs_and_reference(self, size, seed, call, probe):
+        """The inputs of one call and their float64 reference; kept when an autotuned kernel is graded per config,
+        since every config gets the same inputs (at 2^24 elements they take seconds to make)."""
+        import torch
+
+        key = (json.dumps(size), seed, call, probe.name if probe is not None else None)
+        if key in self.cache:
+            return self.cache[key]
+        gen = torch.Generator().manual_seed(seed * 2 + call)
+        inputs = (probe.make_inputs if probe is not None else self.spec.make_inputs)(size, gen)
+        as64 = [t.double() for t in inputs]
+        ref = self.spec.reference(*as64, **self.spec.kwargs)
+        scale = self.spec.error_scale(*as64, **self.spec.kwargs) if self.spec.error_scale else None
+        if self.keep_inputs:
+            self.cache[key] = (inputs, ref, scale)
+        return inputs, ref, scale
 
     def call(self, size, seed, call, tuner, config, probe=None):
         import torch
@@ -206,10 +246,8 @@ class CallRunner:
         from .torch_watch import TorchWatch
 
         spec, lanes, recorder = self.spec, self.lanes, self.recorder
-        gen = torch.Generator().manual_seed(seed * 2 + call)
-        inputs = (probe.make_inputs if probe is not None else spec.make_inputs)(size, gen)
-        ref = spec.reference(*[t.double() for t in inputs], **spec.kwargs)
-        memory = Memory(self.device)
+        inputs, ref, scale = self.inputs_and_reference(size, seed, call, probe)
+        memory = Memory(self.device, self.carried)
         names = [self.arg_names[i] if i < len(self.arg_names) else str(i) for i in range(len(inputs))]
         guarded = [memory.place(t, f"input {names[i]}") for i, t in enumerate(inputs)]
         clones = [t.clone() for t in guarded]
@@ -226,12 +264,13 @@ class CallRunner:
                     out = self.entry(*guarded, **spec.kwargs)
             if self.device == "cuda":
                 torch.cuda.synchronize()
-        except Exception as e:  # noqa: BLE001 - the learner's exception is evidence
+        except BaseException as e:  # noqa: BLE001 - the learner's exception (even sys.exit) is evidence
             ev["exception"] = describe_exception(e, self.learner_file)
         finally:
             if lanes:
                 lanes.stop()
         ev["wall_s"] = round(time.perf_counter() - started, 4)
+        self.carried += [r for r in memory.regions if r.kind == "alloc" and r not in self.carried]
         ev["launches"] = recorder.launches
         ev["torch_ops"] = watch.ops
         if lanes:
@@ -244,7 +283,7 @@ class CallRunner:
         if "exception" in ev:
             return ev, None
         ev.update(evaluate_output(out, ref, inputs, names, memory, recorder.launches, spec, lanes is not None,
-                                  inputs[0].dtype, self.device))
+                                  inputs[0].dtype, self.device, scale, lanes.store_spans if lanes else None))
         ev["guard_hits"] = guard_evidence(memory)
         ev["inputs_mutated"] = mutated_inputs(guarded, clones, names)
         mark_out_of_bounds(ev)

@@ -57,6 +57,26 @@ def wrong_other(ev: dict, masked_other) -> dict | None:
     return None
 
 
+def out_of_bounds_category(v: dict, launches: list[dict], rules: dict) -> str:
+    """A tail overrun (within one tile past the end) is the mask; an address far away, before the start or in no
+    tensor at all comes from the index arithmetic: offsets, or the drill's own name for it (transpose: indexing)."""
+    tile = max((l.get("tile_elems") or 0 for l in launches), default=0) or 1024
+    tail = v["side"] in ("after", "mixed") and not v.get("inside_no_tensor") and \
+        v.get("last_elem", v["first_elem"]) < v["numel"] + tile
+    if tail:
+        return "mask"
+    named = rules.get("value_category")
+    return named if named and named != "wrong-values" else "offsets"
+
+
+def grid_not_from_meta(launches: list[dict], numel: int) -> str | None:
+    """An autotuned launch whose program count is not cdiv(n, the chosen BLOCK): the grid ignores meta."""
+    for l in launches:
+        if l.get("programs") is not None and l.get("block") and l["programs"] != -(-numel // l["block"]):
+            return "grid-not-from-meta"
+    return None
+
+
 def classify(ev: dict, max_launches: int | None = None, rules: dict | None = None) -> tuple[str | None, dict]:
     """One call's evidence -> (category or None for a pass, detail for the message).
 
@@ -72,6 +92,8 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
     if ev.get("torch_ops"):
         return "torch-fallback", {"ops": ev["torch_ops"][:5]}
     launches = ev.get("launches", [])
+    if not launches and ev.get("stale"):  # the second call handed back the first call's result, launching nothing
+        return "stale-output", {"aliased": True, "no_launch": True}
     if not launches:
         return "no-kernel", {}
     if max_launches is not None and len(launches) > max_launches:
@@ -83,7 +105,7 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         return "shape", {"expected": ev.get("expected_shape"), "got": ev.get("got_shape"),
                          "device": ev.get("got_device")}
     for v in ev.get("violations", []):
-        return ("mask" if v["side"] in ("after", "mixed") else "offsets"), {"violation": v}
+        return out_of_bounds_category(v, launches, rules), {"violation": v}
     for g in ev.get("guard_hits", []):
         return ("mask" if g["after"] else "offsets"), {"guard": g}
     if ev.get("inputs_mutated"):
@@ -104,10 +126,14 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         cov = coverage(launches)
         detail = {"unwritten": ev["unwritten"], "numel": numel, "coverage": cov,
                   "programs": max((l.get("programs") or 0) for l in launches), "block": ev["tiles"]["block"]}
+        if cap is not None:  # a capped grid loops over tiles: one tile per program says nothing here
+            return "persistent", {**detail, "cap": cap, "loop_misses": True}
         if cov is not None and cov < numel:
             return "grid", detail
         if ev.get("duplicates"):
             return "offsets", {**detail, "duplicates": ev["duplicates"]}
+        if ev.get("stores_in_place"):  # every program stored only inside its own tile: lanes were masked off
+            return "mask", {**detail, "too_strict": True}
         bad_tiles = sum(1 for c in tiles if c != "o")
         if tiles and bad_tiles > len(tiles) / 2:
             return "offsets", detail
@@ -135,18 +161,28 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
             if meta and not any(isinstance(meta.get(k), int) and not isinstance(meta.get(k), bool)
                                 for k in tune["keys"]):
                 problem = "key-not-size"
+        if problem is None:
+            problem = grid_not_from_meta(launches, numel)
         if problem:
             return "autotune", {**tune, "problem": problem}
     return None, {}
 
 
-def overall(categories: list[str]) -> str | None:
-    """One diagnosis from the failing calls: a decisive category wins; otherwise the most frequent, ties by order."""
+def overall(categories: list[str], memory_categories: list[str] = ()) -> str | None:
+    """One diagnosis from the failing calls: a decisive category wins; then an out-of-bounds access seen lane by lane
+    or in a guard band (`memory_categories`: such evidence is proof, while values can differ for many reasons, e.g.
+    on CUDA, where an unmasked read returns a neighbour's data); otherwise the most frequent, ties by order."""
     failing = [c for c in categories if c]
     if not failing:
         return None
     for c in DECISIVE:
         if c in failing:
             return c
-    counts = Counter(failing)
+    pool = [c for c in memory_categories if c] or failing
+    counts = Counter(pool)
     return sorted(counts, key=lambda c: (-counts[c], CATEGORIES.index(c)))[0]
+
+
+def memory_evidence(detail: dict) -> bool:
+    """The call's category rests on an out-of-bounds access (interpreter lanes or a CUDA guard band)."""
+    return bool(detail.get("violation") or detail.get("guard"))

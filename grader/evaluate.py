@@ -30,6 +30,10 @@ def describe_exception(exc: BaseException, learner_file: str) -> dict:
     while type(root).__name__ == "InterpreterError" and root.__cause__ is not None:
         root = root.__cause__
     text = str(root).strip() or type(root).__name__
+    if isinstance(root, SystemExit):
+        text = f"your code called exit()/sys.exit({root.code!r}) while it was being graded; return a tensor instead"
+    elif isinstance(root, KeyboardInterrupt):
+        text = "your code raised KeyboardInterrupt while it was being graded"
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return {
         "type": type(root).__name__,
@@ -51,8 +55,9 @@ def _unravel(i: int, shape) -> list:
 
 
 def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_launches, spec, interpreted: bool,
-                    expected_dtype, device: str) -> dict:
-    """Shape/dtype/device, unwritten elements, values, tiles. `inputs_cpu` are the inputs as given (for display)."""
+                    expected_dtype, device: str, scale=None, store_spans=None) -> dict:
+    """Shape/dtype/device, unwritten elements, values, tiles. `inputs_cpu` are the inputs as given (for display);
+    `scale` (optional, like ref) multiplies atol: the magnitude of the terms a reduction added up."""
     ev: dict = {}
     if not isinstance(out, torch.Tensor):
         ev["returned"] = type(out).__name__
@@ -81,7 +86,7 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
         offset = (out.data_ptr() - region.start) // region.elsize
         written = torch.zeros(numel, dtype=torch.bool)
         per_launch: dict = {}
-        for launch, elems in region.stored:
+        for launch, program, elems in region.stored:
             idx = elems - offset
             idx = idx[(idx >= 0) & (idx < numel)]
             written[torch.from_numpy(idx)] = True
@@ -90,6 +95,7 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
             allidx = np.concatenate(parts)
             duplicates += int(allidx.size - np.unique(allidx).size)
         unwritten |= ~written
+        ev["stores_in_place"] = stores_in_place(out, region, memory, recorder_launches, store_spans or [])
     ev["duplicates"] = duplicates
 
     rtol, atol = spec.tolerance_for(str(expected_dtype).replace("torch.", ""))
@@ -97,12 +103,14 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
         rtol, atol = max(rtol, 1e-2), max(atol, 1e-2)  # values may still be roughly right; the dtype is the news
     out64 = flat.double()
     ref64 = ref.reshape(-1).to(device=dev, dtype=torch.float64)
+    if scale is not None:
+        atol = atol * scale.reshape(-1).to(device=dev, dtype=torch.float64)
     ok = _close(out64, ref64, rtol, atol)
     wrong = ~ok & ~unwritten
     ev["unwritten"] = int(unwritten.sum())
     ev["wrong"] = int(wrong.sum())
     ev["numel"] = numel
-    ev["tolerance"] = [rtol, atol]
+    ev["tolerance"] = [rtol, atol if scale is None else "atol x error_scale"]
     bad = (~ok | unwritten).nonzero()
     if bad.numel():
         i = int(bad[0].item())
@@ -128,6 +136,26 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     status = np.where(tile_unwritten.numpy(), ".", np.where(tile_wrong.numpy(), "x", "o"))
     ev["tiles"] = {"block": block, "status": "".join(status.tolist())}
     return ev
+
+
+def stores_in_place(out, region, memory: Memory, launches: list[dict], spans: list) -> bool:
+    """1-D launches: did every store of program p point (all lanes, masked or not) inside tile p of the output?
+    Then the offsets are right, and unwritten elements were masked off. Stores into other tensors are skipped."""
+    if not spans:
+        return False
+    lo_out, el = out.data_ptr(), region.elsize
+    for launch, program, lo, hi in spans:
+        info = launches[launch] if 0 <= launch < len(launches) else {}
+        grid, block = info.get("grid") or [], info.get("block")
+        if not block or any(g != 1 for g in grid[1:]):
+            return False
+        owner = int(memory.owners(np.array([lo], dtype=np.uint64))[0])
+        if owner >= 0 and memory.regions[owner] is not region:
+            continue  # a store into a scratch buffer or an input: not the output's tiles
+        tile_lo = lo_out + program * block * el
+        if lo < tile_lo or hi >= tile_lo + block * el:
+            return False
+    return True
 
 
 def guard_evidence(memory: Memory) -> list[dict]:

@@ -62,6 +62,11 @@ DIAGNOSES = {
         "what": {"en": "{stage}: {type}: {message}", "zh": "{stage}：{type}: {message}"},
         "fix": {"en": "Fix the line shown; the grader runs your file as a module and calls `{entry}`.",
                 "zh": "改正上面标出的那一行；评测器把你的文件当模块导入并调用 `{entry}`。"}},
+    "missing-entry": {
+        "what": {"en": "finding the entry point: no function `{entry}` in the file (found: {found})",
+                 "zh": "找入口函数：文件里没有 `{entry}`（找到的函数：{found}）"},
+        "fix": {"en": "The grader calls `{signature}`: define it with that name (rename yours, or add a wrapper).",
+                "zh": "评测器调用 `{signature}`：请用这个名字定义它（改名，或加一个包装函数）。"}},
     "timeout": {
         "what": {"en": "killed after {seconds} s on {device}: the call never finished",
                  "zh": "在 {device} 上运行 {seconds} 秒后被终止：调用一直没有结束"},
@@ -74,6 +79,18 @@ DIAGNOSES = {
                       "Run `drill grade --device cpu`: the interpreter names the lane and line.",
                 "zh": "通常是 GPU 上的越界访问（illegal address）或原生代码崩溃。用 `drill grade --device cpu` "
                       "再跑：解释器会指出越界的 lane 和行号。"}},
+    "crash-exit": {
+        "what": {"en": "the grading process ended early, with exit code {returncode} and no result",
+                 "zh": "评测进程提前退出（退出码 {returncode}），没有留下结果"},
+        "fix": {"en": "Does your file call os._exit() or exit() at import or in `{entry}`? Return a tensor instead.",
+                "zh": "你的文件是否在导入时或 `{entry}` 里调用了 os._exit() 或 exit()？请返回张量。"}},
+    "crash-cpu": {
+        "what": {"en": "the grading process died ({signal})", "zh": "评测进程崩溃（{signal}）"},
+        "fix": {"en": "A native crash under the interpreter: usually memory that is not a tensor's (a pointer "
+                      "built from a wrong stride, or data_ptr arithmetic in Python). Check the addresses your "
+                      "loads and stores compute.",
+                "zh": "解释器里的原生崩溃：通常是访问了不属于任何张量的内存（步长算错得到的指针，或在 Python 里对 "
+                      "data_ptr 做了运算）。检查 load/store 计算出的地址。"}},
     "torch-fallback": {
         "what": {"en": "the wrapper computes with torch ({ops}): the work must happen in your Triton kernel",
                  "zh": "wrapper 里用 torch 做了计算（{ops}）：计算必须在你的 Triton kernel 里完成"},
@@ -111,6 +128,14 @@ DIAGNOSES = {
                       "right without it: the tail lanes read and write memory that is not yours.",
                 "zh": "mask = offsets < n_elements，并且每个 tl.load 和 tl.store 都要传 mask=。没有 mask 时数值也可能"
                       "是对的：尾块的 lane 在读写不属于你的内存。"}},
+    "oob-index": {
+        "what": {"en": "{kind} reached {lanes} lanes {where} `{tensor}`{close} (element {first}; it has {numel}), "
+                       "program {program}: the index arithmetic, not the mask",
+                 "zh": "{kind} 有 {lanes} 条 lane 访问到 `{tensor}` 之外（元素 {first}，张量只有 {numel} 个），"
+                       "program {program}：是下标计算错了，不是 mask"},
+        "fix": {"en": "Recompute the addresses: row/column from the program id and tl.arange, times the right "
+                      "strides (row-major (M, N): row * N + col).",
+                "zh": "重新推导地址：由 program id 和 tl.arange 得到行/列，再乘以正确的步长（行优先 (M, N)：row * N + col）。"}},
     "mask-guard": {
         "what": {"en": "{after} elements past the end of `{tensor}` were overwritten (it has {numel})",
                  "zh": "`{tensor}` 末尾之后的 {after} 个元素被改写了（张量只有 {numel} 个）"}},
@@ -170,6 +195,14 @@ DIAGNOSES = {
                       "other=-float('inf') for a max, 0 for a sum (or tl.where(mask, x, identity) before reducing).",
                 "zh": "不带 other= 的 masked load 在被 mask 的 lane 上读到 0。要给归约的单位元："
                       "max 用 other=-float('inf')，sum 用 0（或者归约前 tl.where(mask, x, 单位元)）。"}},
+    "persistent-miss": {
+        "what": {"en": "{unwritten} of {numel} elements were never written: {programs} programs (cap {cap}) must "
+                       "together visit every tile",
+                 "zh": "{numel} 个元素里有 {unwritten} 个没有写：{programs} 个 program（上限 {cap}）必须合起来覆盖每一块 tile"},
+        "fix": {"en": "Loop over tiles: for tile in range(pid, num_tiles, num_programs) — start at pid, step by "
+                      "tl.num_programs(0), and stop at cdiv(n, BLOCK).",
+                "zh": "按 tile 循环：for tile in range(pid, num_tiles, num_programs)——从 pid 开始，步长 "
+                      "tl.num_programs(0)，到 cdiv(n, BLOCK) 为止。"}},
     "masked-other": {
         "what": {"en": "the tl.load at line {line} reads {other} in its masked-off lanes, but the reduction's "
                        "identity is {identity}: {wrong} of {numel} outputs are wrong",
@@ -194,7 +227,11 @@ DIAGNOSES = {
         "same-warps": {"en": "every config has the same num_warps", "zh": "所有 config 的 num_warps 都一样"},
         "no-key": {"en": "key is empty", "zh": "key 是空的"},
         "key-not-size": {"en": "the key names no integer size argument (e.g. n_elements)",
-                         "zh": "key 里没有整数大小参数（比如 n_elements）"}},
+                         "zh": "key 里没有整数大小参数（比如 n_elements）"},
+        "grid-not-from-meta": {"en": "the grid does not follow the chosen BLOCK: it launches a fixed number of "
+                                     "programs, not cdiv(n, meta['BLOCK_SIZE'])",
+                               "zh": "grid 没有跟随选中的 BLOCK：启动的 program 数是固定的，不是 "
+                                     "cdiv(n, meta['BLOCK_SIZE'])"}},
     "autotune": {
         "what": {"en": "the kernel's @triton.autotune does not meet the drill ({problem}): configs {labels}, key {keys}",
                  "zh": "kernel 的 @triton.autotune 不满足要求（{problem}）：configs {labels}，key {keys}"},

@@ -23,6 +23,7 @@ class LaneChecker:
         self.bytes_loaded = 0
         self.bytes_stored = 0
         self.masked_loads: dict = {}
+        self.store_spans: list = []
         self.launch = -1
         self._orig = {}
 
@@ -33,6 +34,7 @@ class LaneChecker:
         self.bytes_loaded = 0
         self.bytes_stored = 0
         self.masked_loads: dict = {}  # (line, value masked-off lanes read as) -> lanes
+        self.store_spans: list = []  # (launch, program, lowest address, highest address) of every store
         self.active = True
 
     def stop(self):
@@ -90,13 +92,17 @@ class LaneChecker:
         addrs = np.asarray(ptrs.data).astype(np.uint64, copy=False)
         m = np.broadcast_to(np.asarray(mask.data, dtype=bool), addrs.shape)
         elsize = np.dtype(_get_np_dtype(ptrs.get_element_ty())).itemsize
+        if kind == "store" and addrs.size:  # where every lane points, masked or not: the offsets' own evidence
+            gx, gy, gz = builder.grid_idx
+            nx, ny, _ = builder.grid_dim
+            self.store_spans.append((self.launch, int(gx + nx * (gy + ny * gz)), int(addrs.min()), int(addrs.max())))
         active = addrs[m]
         if active.size == 0:
             return mask
         owners = self.memory.owners(active)
         inside = owners[owners >= 0]
         owner = int(np.bincount(inside).argmax()) if inside.size else -1
-        good = owners == owner
+        good = (owners == owner) & (owners >= 0)  # a lane inside no tensor is never good
         nbytes = int(active.size) * elsize
         if kind == "load":
             self.bytes_loaded += nbytes
@@ -105,7 +111,9 @@ class LaneChecker:
         if owner >= 0 and kind == "store":
             r = self.memory.regions[owner]
             elems = ((active[good] - np.uint64(r.start)) // np.uint64(r.elsize)).astype(np.int64)
-            r.stored.append((self.launch, elems))
+            gx, gy, gz = builder.grid_idx
+            nx, ny, _ = builder.grid_dim
+            r.stored.append((self.launch, int(gx + nx * (gy + ny * gz)), elems))
         if good.all():
             return mask
         self._record(builder, kind, active[~good], owner)
@@ -137,6 +145,7 @@ class LaneChecker:
             "first_elem": int(elems.min()),
             "last_elem": int(elems.max()),
             "program": int(gx + nx * (gy + ny * gz)),
+            "inside_no_tensor": owner < 0,
             "program_idx": [int(gx), int(gy), int(gz)],
             "line": self.learner_line(),
             "launch": self.launch,

@@ -37,6 +37,17 @@ def block_of(meta: dict) -> int | None:
     return None
 
 
+def tile_elems(meta: dict) -> int | None:
+    """Elements in one program's tile: the product of the BLOCK-like constexprs (BLOCK_M x BLOCK_N in 2-D)."""
+    sizes = [v for k, v in meta.items() if "BLOCK" in k.upper() and isinstance(v, int) and not isinstance(v, bool)]
+    if not sizes:
+        return None
+    n = 1
+    for v in sizes:
+        n *= v
+    return n
+
+
 class LaunchRecorder:
     """Wraps Triton's launch path; `depth` > 0 while inside Triton (the torch watcher ignores that time)."""
 
@@ -70,6 +81,7 @@ class LaunchRecorder:
                 meta = bound_arguments(kernel, args, kwargs)
                 record["meta"] = {k: v for k, v in meta.items() if isinstance(v, (int, float, bool, str))}
                 record["block"] = block_of(meta)
+                record["tile_elems"] = tile_elems(meta)
                 g = grid(meta) if callable(grid) else grid
                 g = tuple(int(v) for v in (g if isinstance(g, (tuple, list)) else (g,)))
                 record["grid"] = list(g)

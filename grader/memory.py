@@ -42,7 +42,7 @@ def is_sentinel(t: torch.Tensor) -> torch.Tensor:
     return t.view(spec[0]) == spec[1]
 
 
-@dataclass
+@dataclass(eq=False)  # identity, not field-wise (tensor) comparison
 class Region:
     name: str            # "input x", "output (torch.empty_like at line 40)", ...
     kind: str            # "input" | "alloc" | "other"
@@ -75,11 +75,17 @@ class Region:
 class Memory:
     """All regions of one graded call, searchable by address."""
 
-    def __init__(self, device: str):
+    def __init__(self, device: str, carried: list[Region] = ()):
+        """`carried`: regions that outlive one call (tensors made at import, outputs a wrapper caches)."""
         self.device = device
         self.regions: list[Region] = []
         self._starts = None
         self._ends = None
+        for r in carried:
+            r.stored = []  # stores are evidence of the call at hand only
+            self.regions.append(r)
+        if self.regions:
+            self._index()
 
     def _index(self):
         order = sorted(range(len(self.regions)), key=lambda i: self.regions[i].start)
@@ -109,8 +115,10 @@ class Memory:
     def add(self, t: torch.Tensor, name: str, kind: str, buffer=None, sentinel_filled=False) -> Region:
         start = t.data_ptr()
         end = start + max(t.numel(), 1) * t.element_size()
-        for r in self.regions:  # the same storage registered twice: keep the first name
-            if r.start == start and r.end == end:
+        for r in self.regions:  # a view of a known tensor (or the same one again): keep the first, whole region
+            if r.start <= start and end <= r.end:
+                return r
+            if start < r.end and r.start < end:  # partly overlapping: the owner lookup needs disjoint regions
                 return r
         r = Region(name, kind, t, start, end, buffer, sentinel_filled, t.element_size())
         self.regions.append(r)

@@ -30,7 +30,7 @@ def explain(v, lang: str) -> tuple[str, str]:
     spec = get_spec(v.drill)
     entry = spec.entry
     key = cat
-    kw: dict = {"drill": v.drill, "entry": entry}
+    kw: dict = {"drill": v.drill, "entry": entry, "signature": spec.signature}
     if cat == "hole":
         holes = d.get("holes", [])
         first = holes[0] if holes else {"name": v.hole, "line": v.line}
@@ -41,14 +41,17 @@ def explain(v, lang: str) -> tuple[str, str]:
                        (f" (lines {', '.join(more_lines)})" if more_lines else ""))
     elif cat in ("error", "crash") and d.get("exception"):
         e = d["exception"]
-        stage = {"import": "importing the file", "entry": "finding the entry point"}.get(d.get("stage"), "calling "
-                                                                                            f"`{entry}`")
+        stage = {"import": "importing the file", "entry": "finding the entry point",
+                 "grade": "the grader itself failed (a bug in drill, not in your file; please report it)"
+                 }.get(d.get("stage"), f"calling `{entry}`")
         if e.get("type") == "SyntaxError":
             stage = "syntax"
         msg = e.get("message", "")
         if e.get("type") == "MissingEntry":
             found = e.get("found") or []
             msg = f"no function `{entry}`" + (f" (found: {', '.join(found)})" if found else "")
+            key = "missing-entry"
+            kw["found"] = ", ".join(found) or "none"
         kw.update(stage=stage, type=e.get("type", "?"), message=msg.splitlines()[0] if msg else "",
                   signal="CUDA illegal memory access" if cat == "crash" else "")
         if cat == "crash":
@@ -57,7 +60,11 @@ def explain(v, lang: str) -> tuple[str, str]:
         kw.update(stage=f"calling `{entry}`", type="TypeError",
                   message=f"returned {d['returned']}, expected a torch.Tensor")
     elif cat == "crash":
-        kw.update(signal=d.get("signal") or f"exit code {d.get('returncode')}")
+        kw.update(signal=d.get("signal") or f"exit code {d.get('returncode')}", returncode=d.get("returncode"))
+        if not d.get("signal"):
+            key = "crash-exit"
+        elif d.get("device") == "cpu":
+            key = "crash-cpu"
     elif cat == "timeout":
         kw.update(seconds=d.get("seconds"), device=d.get("device"))
     elif cat == "torch-fallback":
@@ -83,12 +90,17 @@ def explain(v, lang: str) -> tuple[str, str]:
     elif cat == "mask" and d.get("too_strict"):
         key = "mask-strict"
         kw.update(unwritten=d.get("unwritten"))
+    elif d.get("violation"):  # an out-of-bounds address that is not a tail overrun: index arithmetic
+        viol = d["violation"]
+        key = "oob-index"
+        where = {"before": "before the start of", "after": "past the end of", "mixed": "outside"}[viol["side"]]
+        if viol.get("inside_no_tensor"):
+            where = "outside every tensor (the nearest is"
+        kw.update(kind=f"tl.{viol['kind']}", lanes=viol["lanes"], tensor=viol["tensor"], first=viol["first_elem"],
+                  numel=viol["numel"], program=viol["program"], where=where,
+                  close=")" if viol.get("inside_no_tensor") else "")
     elif cat == "offsets":
-        if d.get("violation"):
-            viol = d["violation"]
-            what = (f"tl.{viol['kind']} reached {viol['lanes']} lanes before the start of `{viol['tensor']}`"
-                    if viol["side"] == "before" else f"tl.{viol['kind']} went outside `{viol['tensor']}`")
-        elif d.get("guard"):
+        if d.get("guard"):
             what = f"{d['guard']['before']} elements before the start of `{d['guard']['tensor']}` were overwritten"
         elif d.get("duplicates"):
             what = f"{d['duplicates']} elements were written by more than one program" + (
@@ -104,6 +116,8 @@ def explain(v, lang: str) -> tuple[str, str]:
                    if v is not None and not isinstance(v, dict)})
         if cat == "persistent" and d.get("duplicates"):
             key = "persistent-dup"
+        if cat == "persistent" and d.get("loop_misses"):
+            key = "persistent-miss"
         if d.get("masked_load"):
             key = "masked-other"
             kw.update(line=d["masked_load"]["line"], other=d["masked_load"]["other"], lanes=d["masked_load"]["lanes"])
@@ -216,9 +230,9 @@ def render(v, lang: str) -> Group:
         tail = "\n".join(out.strip().splitlines()[-8:])
         parts.append(Text(f"  {t('learner_output', lang)}:\n" + "\n".join("    " + ln for ln in tail.splitlines()),
                           style="dim"))
-    if v.device == "cpu":
+    if v.device == "cpu" and v.cases:  # only when calls actually ran
         parts.append(Text(t("interpreter_note", lang), style="italic dim"))
-    elif v.info.get("cuda"):
+    elif v.info.get("cuda") and v.cases:
         parts.append(Text(t("cuda_note", lang, name=v.info["cuda"].get("device_name") or "CUDA"),
                           style="italic dim"))
         if v.info["cuda"].get("autotune_picked"):

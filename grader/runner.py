@@ -18,9 +18,13 @@ from pathlib import Path
 
 from drills import get_spec
 from . import fusion
-from .diagnose import overall
+from .diagnose import memory_evidence, overall
 from .spec import ROOT
 from .static import inspect_file
+
+
+class DeviceUnavailable(Exception):
+    """--device cuda on a machine where torch has no CUDA: a usage error (exit code 2)."""
 
 
 @dataclass
@@ -128,6 +132,11 @@ def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
     except subprocess.TimeoutExpired:
         run.timed_out = True
         try:
+            os.kill(proc.pid, signal.SIGUSR1)  # the child's faulthandler writes where it is stuck to the log
+            proc.wait(timeout=1.0)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+        try:
             os.killpg(proc.pid, signal.SIGKILL)  # the whole group: a hung kernel may have helpers
         except ProcessLookupError:
             pass
@@ -180,6 +189,9 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
     auto = device == "auto"
     if auto:
         device = "cuda" if nvidia_driver_present() else "cpu"
+    elif device == "cuda" and not nvidia_driver_present():
+        raise DeviceUnavailable("--device cuda, but this machine has no NVIDIA driver; use --device cpu (Triton's "
+                                "interpreter) or auto")
     v = Verdict(drill=spec.name, file=str(path), device=device, passed=False, diagnosis=None, source_lines=lines)
 
     if static.syntax_error:
@@ -196,7 +208,9 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
 
     devices = ["cuda", "cpu"] if device == "cuda" else ["cpu"]
     runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s)
-    if auto and device == "cuda" and ((runs[0].result or {}).get("fatal") or {}).get("type") == "NoCuda":
+    if device == "cuda" and ((runs[0].result or {}).get("fatal") or {}).get("type") == "NoCuda":
+        if not auto:
+            raise DeviceUnavailable("--device cuda, but torch here has no CUDA (a CPU build?); use --device cpu")
         v.device, devices = "cpu", ["cpu"]  # a driver, but no CUDA for torch: the interpreter grades alone
         runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s)
     v.runs = [{"device": r.device, "returncode": r.returncode, "timed_out": r.timed_out,
@@ -223,6 +237,7 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
         if r.timed_out:
             v.diagnosis, v.detail = "timeout", {"seconds": round(r.elapsed_s, 1), "device": r.device,
                                                 "calls_done": len((r.result or {}).get("calls", []))}
+            v.line = stuck_line(r.output, v.file)
             v.checks.append({"name": "finishes in time", "passed": False,
                              "detail": f"killed after {r.elapsed_s:.0f} s on {r.device}"})
             return
@@ -235,6 +250,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
                              "detail": f"the grading process died ({v.detail['signal'] or r.returncode})"})
             return
         fatal = r.result.get("fatal")
+        if not fatal and not r.result.get("calls"):
+            fatal = {"stage": "grade", "type": "NoCalls", "message": "no call of your function completed"}
         if fatal:
             v.diagnosis, v.detail, v.line = "error", {"exception": fatal, "stage": fatal.get("stage")}, \
                 fatal.get("line")
@@ -242,7 +259,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
             return
 
     calls = [dict(c, device=r.device) for r in runs for c in r.result.get("calls", [])]
-    v.diagnosis = overall([c["category"] for c in calls])
+    v.diagnosis = overall([c["category"] for c in calls],
+                          [c["category"] for c in calls if memory_evidence(c.get("detail") or {})])
     v.passed = v.diagnosis is None
     v.cases = summarize_cases(calls)
     v.checks = summarize_checks(calls, spec)
@@ -254,6 +272,13 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
         v.line = line_of(v.focus)
         if v.diagnosis == "offsets" and not v.detail.get("violation"):
             v.line = offsets_line(v.source_lines, v.focus.get("launches", [])) or v.line
+
+
+def stuck_line(output: str, learner_file: str) -> int | None:
+    """The innermost line of the learner's file in the child's faulthandler dump (most recent call first)."""
+    import re
+    m = re.search(r'File "' + re.escape(os.path.realpath(learner_file)) + r'", line (\d+)', output)
+    return int(m.group(1)) if m else None
 
 
 def line_of(call: dict) -> int | None:

@@ -59,6 +59,7 @@ class DrillSpec:
     max_programs: int | None = None  # cap on programs per launch under the interpreter (persistent drills)
     max_programs_per_sm: int | None = None  # on CUDA the cap is this many x the SM count
     autotune_min_configs: int = 0   # > 0: the kernel needs @triton.autotune with >= this many configs
+    error_scale: Callable | None = None  # (*inputs_f64) -> like the reference: atol is relative to it (sums)
     masked_other: tuple | None = None  # (identity, category): masked-off load lanes must read this, e.g. -inf
 
     @property

@@ -28,9 +28,10 @@ HARMLESS = {
 
 
 class TorchWatch(TorchFunctionMode):
-    def __init__(self, memory: Memory, recorder, learner_file: str):
+    def __init__(self, memory: Memory, recorder, learner_file: str, record_ops: bool = True):
         super().__init__()
         self.memory = memory
+        self.record_ops = record_ops  # False while the learner's module is imported: precomputing is fine there
         self.recorder = recorder
         self.learner_file = learner_file
         self.ops: list[dict] = []
@@ -52,12 +53,19 @@ class TorchWatch(TorchFunctionMode):
         if name in EMPTY or name in FILLED:
             return self._alloc(func, name, args, kwargs)
         result = func(*args, **kwargs)
+        if isinstance(result, torch.Tensor) and result.numel() and result.device.type == self.memory_device():
+            # Every tensor the learner's code makes is a place its kernels may legally touch.
+            self.memory.add(result, f"torch.{name} result" + (f" at line {self._line()}" if self._line() else ""),
+                            "other")
         if name in ("to", "cpu", "cuda") and isinstance(result, torch.Tensor) and args \
                 and isinstance(args[0], torch.Tensor) and result.dtype == args[0].dtype:
             return result
-        if name not in HARMLESS:
+        if self.record_ops and name not in HARMLESS:
             self.ops.append({"op": f"torch.{name}", "line": self._line()})
         return result
+
+    def memory_device(self) -> str:
+        return torch.device(self.memory.device).type
 
     def _alloc(self, func, name, args, kwargs):
         result = func(*args, **kwargs)

@@ -100,7 +100,7 @@ def test_duplicate_stores_with_right_values_fail_only_under_a_cap():
 
 
 def test_memory_errors_come_before_the_cap():
-    v = {"side": "after", "program": 0, "kind": "load", "tensor": "x", "lanes": 3}
+    v = {"side": "after", "program": 0, "kind": "load", "tensor": "x", "lanes": 3, "first_elem": 100000, "numel": 100000}
     ev = _ev(violations=[v], launches=[{"kernel": "k", "programs": 98, "block": 1024}])
     assert classify(ev, None, {"max_programs": 16})[0] == "mask"
 

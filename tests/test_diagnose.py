@@ -17,9 +17,39 @@ def test_clean_call_passes():
 
 
 def test_out_of_bounds_past_the_end_is_mask_and_before_the_start_is_offsets():
-    v = {"side": "after", "kind": "store", "lanes": 352}
+    v = {"side": "after", "kind": "store", "lanes": 352, "first_elem": 100000, "numel": 100000}
     assert classify(ok_call(violations=[v]))[0] == "mask"
-    assert classify(ok_call(violations=[dict(v, side="before")]))[0] == "offsets"
+    assert classify(ok_call(violations=[dict(v, side="before", first_elem=-5)]))[0] == "offsets"
+
+
+def test_far_out_of_bounds_is_index_arithmetic_not_the_mask():
+    far = {"side": "after", "kind": "load", "lanes": 1024, "first_elem": 10**9, "numel": 100000}
+    assert classify(ok_call(violations=[far]))[0] == "offsets"
+    assert classify(ok_call(violations=[far]), rules={"value_category": "indexing"})[0] == "indexing"
+    nowhere = dict(far, first_elem=100000, inside_no_tensor=True)
+    assert classify(ok_call(violations=[nowhere]))[0] == "offsets"
+
+
+def test_in_place_stores_with_unwritten_lanes_mean_a_too_strict_mask():
+    ev = ok_call(unwritten=50000, stores_in_place=True, tiles={"block": 1024, "status": "o" * 49 + "." * 49})
+    cat, detail = classify(ev)
+    assert cat == "mask" and detail["too_strict"]
+
+
+def test_second_call_returning_the_first_result_without_a_launch_is_stale():
+    assert classify(ok_call(launches=[], stale=True))[0] == "stale-output"
+
+
+def test_capped_grid_that_misses_tiles_is_persistent_not_grid():
+    ev = ok_call(unwritten=5000, launches=[dict(LAUNCH, programs=8)], tiles={"block": 1024, "status": "o" * 90 + "." * 8})
+    assert classify(ev, rules={"max_programs": 16})[0] == "persistent"
+
+
+def test_autotuned_grid_must_follow_the_chosen_block():
+    tune = {"problem": None, "keys": ["n"]}
+    fixed = ok_call(launches=[dict(LAUNCH, programs=391, block=1024, meta={"n": 100000})])
+    assert classify(fixed, rules={"autotune": tune})[0] == "autotune"
+    assert classify(ok_call(launches=[dict(LAUNCH, meta={"n": 100000})]), rules={"autotune": tune}) == (None, {})
 
 
 def test_guard_band_hits_on_cuda():
@@ -66,6 +96,14 @@ def test_overall_prefers_decisive_then_majority():
     assert overall(["mask", "error", "mask"]) == "error"
     assert overall(["mask", "offsets", "offsets", None]) == "offsets"
     assert overall(["offsets", "mask"]) == "mask"  # a tie goes to the earlier category
+
+
+def test_out_of_bounds_evidence_outweighs_a_values_majority():
+    # CUDA calls see only wrong values (an unmasked read returned a neighbour's data); the interpreter saw the lanes.
+    cats = ["reduction"] * 8 + ["mask"] * 2
+    assert overall(cats) == "reduction"
+    assert overall(cats, memory_categories=["mask", "mask"]) == "mask"
+    assert overall(["error"] + cats, memory_categories=["mask"]) == "error"
 
 
 def test_coverage_takes_the_biggest_launch():
