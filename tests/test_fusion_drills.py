@@ -123,7 +123,7 @@ def test_launch_count_is_checked_before_bytes():
 
 def test_out_of_bounds_lanes_are_a_mask_problem_not_fusion():
     ev = _ev(9000, 5000)
-    ev["violations"] = [{"side": "after", "kind": "load"}]
+    ev["violations"] = [{"side": "after", "kind": "load", "first_elem": 9000, "last_elem": 9100, "numel": 9000}]
     assert classify(ev, 1)[0] == "mask"
 
 

@@ -1,0 +1,36 @@
+# drill: persistent
+# expect: persistent
+import torch
+import triton
+import triton.language as tl
+
+CPU_PROGRAMS = 16
+PROGRAMS_PER_SM = 8
+
+
+def program_cap(device):
+    if device.type == "cuda":
+        return PROGRAMS_PER_SM * torch.cuda.get_device_properties(device).multi_processor_count
+    return CPU_PROGRAMS
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    num_tiles = tl.cdiv(n_elements, BLOCK_SIZE)
+    for tile in range(pid, num_tiles, 16):
+        offsets = tile * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n_elements
+        x = tl.load(x_ptr + offsets, mask=mask)
+        y = tl.load(y_ptr + offsets, mask=mask)
+        tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+def add(x, y):
+    out = torch.empty_like(x)
+    n_elements = out.numel()
+    cap = program_cap(x.device)
+    grid = (min(8, triton.cdiv(n_elements, 1024)),)
+    add_kernel[grid](x, y, out, n_elements, BLOCK_SIZE=1024)
+    return out
