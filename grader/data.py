@@ -1,20 +1,28 @@
-"""Input makers for drill specs: data that makes mistakes visible (negatives, zeros, large magnitudes)."""
+"""Input makers for drill specs: data that makes mistakes visible (negatives, zeros, large magnitudes).
+
+torch is imported inside the functions: `drills.specs` imports this module, and the CLI's parent process (which
+never runs a kernel) should not pay torch's ~1 s import.
+"""
 from __future__ import annotations
 
-import torch
 
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64}
+def dtype_of(name: str):
+    import torch
+    return {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+            "float64": torch.float64}[name]
 
 
 def shape_of(size) -> tuple:
     return (int(size),) if isinstance(size, int) else tuple(int(s) for s in size)
 
 
-def mixed(size, gen: torch.Generator, dtype="float32", scale: float = 1.0) -> torch.Tensor:
+def mixed(size, gen, dtype="float32", scale: float = 1.0):
     """Normal values with 5 % zeros, 5 % large magnitudes (1e3..1e4, both signs) and the rest ~N(0, scale).
 
     Drawn in float32 (the drills' dtype; float64 draws cost 2x at 2^24 elements, where CUDA grades spend their time).
     """
+    import torch
+
     shape = shape_of(size)
     x = torch.randn(shape, generator=gen, dtype=torch.float32)
     if scale != 1.0:
@@ -25,9 +33,11 @@ def mixed(size, gen: torch.Generator, dtype="float32", scale: float = 1.0) -> to
     big = (pick >= 0.05) & (pick < 0.10)
     flat.copy_(torch.where(big, torch.where(flat < 0, -mag, mag), flat))
     flat.masked_fill_(pick < 0.05, 0.0)
-    return x.to(DTYPES[dtype])
+    return x.to(dtype_of(dtype))
 
 
-def normal(size, gen: torch.Generator, dtype="float32", scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
+def normal(size, gen, dtype="float32", scale: float = 1.0, shift: float = 0.0):
+    import torch
+
     x = torch.randn(shape_of(size), generator=gen, dtype=torch.float64) * scale + shift
-    return x.to(DTYPES[dtype])
+    return x.to(dtype_of(dtype))
