@@ -4,7 +4,6 @@ Thin click commands; each calls functions in grader/ or coach/.
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -38,6 +37,10 @@ def main():
     drill hint mask                one hint at a time
     drill solution mask            the reference solution
     drill checkpoints mask         the spoken-answer checkpoints of a drill
+    drill mock --minutes 15        a timed mock interview, then a scorecard
+    drill progress                 attempts, best times, what is due for review
+    drill inductor fuse            torch.compile's kernel beside yours
+    drill bench my_fuse.py         (GPU) size sweep vs eager and torch.compile
     """
 
 

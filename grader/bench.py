@@ -15,6 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from coach.store import atomic_write_text
+
 DEFAULT_SIZES = tuple(2 ** i for i in range(12, 28))
 CANDIDATE = "yours"
 NOT_ON_CPU = {
@@ -109,7 +111,7 @@ def child_main(a) -> int:
               "torch": torch.__version__}
     if not torch.cuda.is_available():
         result["error"] = "no CUDA device"
-        _write(a.out, result)
+        atomic_write_text(Path(a.out), json.dumps(result))
         return 2
     result["device_name"] = name = torch.cuda.get_device_name()
     sys.path.insert(0, os.path.dirname(os.path.realpath(a.file)))
@@ -120,7 +122,7 @@ def child_main(a) -> int:
         entry = getattr(module, spec.entry)
     except Exception as e:  # noqa: BLE001
         result["error"] = f"could not load `{spec.entry}` from the file: {type(e).__name__}: {e}"
-        _write(a.out, result)
+        atomic_write_text(Path(a.out), json.dumps(result))
         return 1
     providers = {CANDIDATE: entry}
     if spec.eager is not None:
@@ -138,9 +140,9 @@ def child_main(a) -> int:
         _sweep_sizes(spec, entry, providers, sizes, result)
     except Exception as e:  # noqa: BLE001 - the learner's kernel failed: keep the rows so far, say what happened
         result["error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
-        _write(a.out, result)
+        atomic_write_text(Path(a.out), json.dumps(result))
         return 1
-    _write(a.out, result)
+    atomic_write_text(Path(a.out), json.dumps(result))
     return 0
 
 
@@ -172,13 +174,6 @@ def _sweep_sizes(spec, entry, providers, sizes, result) -> None:
         row["wrong"] = int((~_close(out.double().reshape(-1), ref.reshape(-1), rtol, atol)).sum())
         result["rows"].append(row)
         del args, out, ref
-
-
-def _write(path: str, data: dict) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-    os.replace(tmp, path)
 
 
 def main(argv=None) -> int:

@@ -16,13 +16,9 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 
-
-def _write_json(path: str, data: dict) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-    os.replace(tmp, path)
+from coach.store import atomic_write_text
 
 
 def main(argv=None) -> int:
@@ -50,7 +46,7 @@ def main(argv=None) -> int:
     except BaseException as e:  # noqa: BLE001 - learner code that escaped the per-call handlers, or a grader bug
         result["fatal"] = {"stage": "grade", "type": type(e).__name__, "message": str(e)[:800] or type(e).__name__}
     result["elapsed_s"] = round(time.perf_counter() - started, 3)
-    _write_json(a.out, result)
+    atomic_write_text(Path(a.out), json.dumps(result))
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # never wait for threads the learner's code left running

@@ -7,10 +7,10 @@ to the end (the tile map then shows every program). Stored element indices and b
 """
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 
+from .frames import learner_line
 from .memory import Memory
 
 
@@ -40,13 +40,6 @@ class LaneChecker:
     def stop(self):
         self.active = False
 
-    def learner_line(self) -> int | None:
-        f = sys._getframe(2)
-        while f is not None:
-            if f.f_code.co_filename == self.learner_file:
-                return f.f_lineno
-            f = f.f_back
-        return None
 
     # -- the hooks ---------------------------------------------------------------------------------------------
     def install(self):
@@ -83,7 +76,7 @@ class LaneChecker:
         else:
             data = np.asarray(other.data).reshape(-1)
             value = float(data[0]) if data.size and np.all(data == data[0]) else "mixed"
-        key = (self.learner_line(), value)
+        key = (learner_line(self.learner_file), value)
         self.masked_loads[key] = self.masked_loads.get(key, 0) + off
 
     def _check(self, builder, kind, ptrs, mask):
@@ -147,6 +140,6 @@ class LaneChecker:
             "program": int(gx + nx * (gy + ny * gz)),
             "inside_no_tensor": owner < 0,
             "program_idx": [int(gx), int(gy), int(gz)],
-            "line": self.learner_line(),
+            "line": learner_line(self.learner_file),
             "launch": self.launch,
         })

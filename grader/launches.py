@@ -6,8 +6,9 @@ Both `JITFunction.run` and `InterpretedFunction.run` take `(*args, grid, warmup,
 from __future__ import annotations
 
 import inspect
-import sys
 from contextlib import contextmanager
+
+from .frames import learner_line
 
 BLOCK_NAMES = ("BLOCK_SIZE", "BLOCK", "XBLOCK", "BLOCK_N", "BLOCK_M", "RBLOCK")
 
@@ -58,13 +59,6 @@ class LaunchRecorder:
         self.depth = 0
         self._saved: list = []  # (class, attribute, original) for uninstall()
 
-    def learner_line(self) -> int | None:
-        f = sys._getframe(2)
-        while f is not None:
-            if f.f_code.co_filename == self.learner_file:
-                return f.f_lineno
-            f = f.f_back
-        return None
 
     def _wrap(self, cls):
         orig = cls.run
@@ -76,7 +70,7 @@ class LaunchRecorder:
                 return orig(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             record = {"kernel": getattr(kernel, "__name__", "?"), "grid": None, "programs": None,
                       "block": None, "meta": {}, "num_warps": kwargs.get("num_warps"),
-                      "line": recorder.learner_line()}
+                      "line": learner_line(recorder.learner_file)}
             try:
                 meta = bound_arguments(kernel, args, kwargs)
                 record["meta"] = {k: v for k, v in meta.items() if isinstance(v, (int, float, bool, str))}

@@ -6,11 +6,11 @@ wrapper that returns `x + y` (or adds a `torch.relu` after the kernel) is named 
 """
 from __future__ import annotations
 
-import sys
 
 import torch
 from torch.overrides import TorchFunctionMode
 
+from .frames import learner_line
 from .memory import Memory
 
 EMPTY = {"empty", "empty_like", "new_empty", "empty_strided"}
@@ -37,13 +37,6 @@ class TorchWatch(TorchFunctionMode):
         self.ops: list[dict] = []
         self.allocs = 0
 
-    def _line(self):
-        f = sys._getframe(2)
-        while f is not None:
-            if f.f_code.co_filename == self.learner_file:
-                return f.f_lineno
-            f = f.f_back
-        return None
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -55,13 +48,13 @@ class TorchWatch(TorchFunctionMode):
         result = func(*args, **kwargs)
         if isinstance(result, torch.Tensor) and result.numel() and result.device.type == self.memory_device():
             # Every tensor the learner's code makes is a place its kernels may legally touch.
-            self.memory.add(result, f"torch.{name} result" + (f" at line {self._line()}" if self._line() else ""),
-                            "other")
+            line = learner_line(self.learner_file)
+            self.memory.add(result, f"torch.{name} result" + (f" at line {line}" if line else ""), "other")
         if name in ("to", "cpu", "cuda") and isinstance(result, torch.Tensor) and args \
                 and isinstance(args[0], torch.Tensor) and result.dtype == args[0].dtype:
             return result
         if self.record_ops and name not in HARMLESS:
-            self.ops.append({"op": f"torch.{name}", "line": self._line()})
+            self.ops.append({"op": f"torch.{name}", "line": learner_line(self.learner_file)})
         return result
 
     def memory_device(self) -> str:
@@ -72,7 +65,7 @@ class TorchWatch(TorchFunctionMode):
         if not isinstance(result, torch.Tensor) or not result.is_contiguous() \
                 or result.device.type != torch.device(self.memory.device).type:
             return result
-        line = self._line()
+        line = learner_line(self.learner_file)
         self.allocs += 1
         label = f"torch.{name}" + (f" at line {line}" if line else "")
         guarded = self.memory.guarded(tuple(result.shape), result.dtype, label, "alloc",

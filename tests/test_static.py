@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import pytest
 
 from grader.static import UnreadableFile, drill_of, find_holes, inspect_file

@@ -1,0 +1,17 @@
+"""Which line of the learner's file is running now: the innermost frame whose code comes from that file.
+
+Triton's interpreter runs a kernel's (rewritten) Python with the original file name and line numbers, so a hook
+deep inside a tl.load finds the learner's line the same way a torch call in the wrapper does.
+"""
+from __future__ import annotations
+
+import sys
+
+
+def learner_line(learner_file: str) -> int | None:
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code.co_filename == learner_file:
+            return f.f_lineno
+        f = f.f_back
+    return None
