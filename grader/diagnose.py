@@ -106,8 +106,11 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                          "device": ev.get("got_device")}
     for v in ev.get("violations", []):
         return out_of_bounds_category(v, launches, rules), {"violation": v}
-    for g in ev.get("guard_hits", []):
-        return ("mask" if g["after"] else "offsets"), {"guard": g}
+    for g in ev.get("guard_hits", []):  # CUDA: the guard band says how far past the end the writes went
+        as_lanes = {"side": "after" if g["after"] else "before", "numel": g["numel"],
+                    "first_elem": g["numel"] + (g.get("first_after") or 0),
+                    "last_elem": g["numel"] + (g.get("last_after") or 0)}
+        return out_of_bounds_category(as_lanes, launches, rules), {"guard": g}
     if ev.get("inputs_mutated"):
         return "input-mutated", {"inputs": ev["inputs_mutated"]}
     extra = extra_bytes(ev)

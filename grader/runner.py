@@ -18,7 +18,7 @@ from pathlib import Path
 
 from drills import get_spec
 from . import fusion
-from .diagnose import memory_evidence, overall
+from .diagnose import DECISIVE, memory_evidence, overall
 from .spec import ROOT
 from .static import inspect_file
 
@@ -259,8 +259,7 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
             return
 
     calls = [dict(c, device=r.device) for r in runs for c in r.result.get("calls", [])]
-    v.diagnosis = overall([c["category"] for c in calls],
-                          [c["category"] for c in calls if memory_evidence(c.get("detail") or {})])
+    v.diagnosis = combine(calls)
     v.passed = v.diagnosis is None
     v.cases = summarize_cases(calls)
     v.checks = summarize_checks(calls, spec)
@@ -279,6 +278,29 @@ def stuck_line(output: str, learner_file: str) -> int | None:
     import re
     m = re.search(r'File "' + re.escape(os.path.realpath(learner_file)) + r'", line (\d+)', output)
     return int(m.group(1)) if m else None
+
+
+def combine(calls: list[dict]) -> str | None:
+    """One diagnosis from the CUDA run and the interpreter run beside it.
+
+    A decisive category seen anywhere wins — except a CUDA fault that the interpreter explains with out-of-bounds
+    lanes: the lanes name the cause and the line, the fault is only its symptom. Otherwise, when the interpreter saw
+    failures its calls decide (it sees every lane and which program stored what); else the CUDA calls do (a failure
+    only at 2^24+17, a guard hit)."""
+    def verdict(subset):
+        return overall([c["category"] for c in subset],
+                       [c["category"] for c in subset if memory_evidence(c.get("detail") or {})])
+
+    lanes = [c for c in calls if c["device"] == "cpu"]
+    gpu = [c for c in calls if c["device"] != "cpu"]
+    lane_verdict = verdict(lanes)
+    explained_fault = any(c["category"] == "crash" for c in gpu) and any(
+        memory_evidence(c.get("detail") or {}) for c in lanes)
+    gpu_verdict = verdict([c for c in gpu if not (explained_fault and c["category"] == "crash")])
+    for c in DECISIVE:
+        if c in (gpu_verdict, lane_verdict):
+            return c
+    return lane_verdict or gpu_verdict
 
 
 def line_of(call: dict) -> int | None:

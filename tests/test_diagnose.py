@@ -53,8 +53,9 @@ def test_autotuned_grid_must_follow_the_chosen_block():
 
 
 def test_guard_band_hits_on_cuda():
-    assert classify(ok_call(guard_hits=[{"after": 352, "before": 0}]))[0] == "mask"
-    assert classify(ok_call(guard_hits=[{"after": 0, "before": 3}]))[0] == "offsets"
+    assert classify(ok_call(guard_hits=[{"after": 352, "before": 0, "first_after": 0, "last_after": 351,
+                                          "numel": 100000}]))[0] == "mask"
+    assert classify(ok_call(guard_hits=[{"after": 0, "before": 3, "numel": 100000}]))[0] == "offsets"
 
 
 def test_unwritten_tail_with_too_small_grid_is_grid():
@@ -109,3 +110,34 @@ def test_out_of_bounds_evidence_outweighs_a_values_majority():
 def test_coverage_takes_the_biggest_launch():
     assert coverage([LAUNCH, dict(LAUNCH, programs=10)]) == 98 * 1024
     assert coverage([{"programs": None, "block": 1024}]) is None
+
+
+# -- CUDA run + interpreter run: how the grade combines them (shapes of what the H200 produced) -----------------
+def _call(device, category, **detail):
+    return {"device": device, "category": category, "detail": detail}
+
+
+def test_a_cuda_fault_explained_by_out_of_bounds_lanes_is_reported_as_its_cause():
+    from grader.runner import combine
+    v = {"side": "after", "first_elem": 10**9, "last_elem": 10**9 + 1023, "numel": 100000}
+    calls = [_call("cuda", "crash", exception={"cuda_fault": True})] + [_call("cpu", "offsets", violation=v)] * 3
+    assert combine(calls) == "offsets"
+    # without lane evidence the fault stands
+    assert combine([_call("cuda", "crash"), _call("cpu", None)]) == "crash"
+
+
+def test_the_interpreter_decides_when_both_runs_fail():
+    from grader.runner import combine
+    # CUDA has no per-program stores: "mostly unwritten" reads as offsets; the interpreter saw stores in place.
+    calls = [_call("cuda", "offsets")] * 20 + [_call("cpu", "mask", too_strict=True)] * 6
+    assert combine(calls) == "mask"
+    # a failure only at CUDA's large size still fails the grade
+    assert combine([_call("cuda", "wrong-values"), _call("cpu", None)]) == "wrong-values"
+    assert combine([_call("cuda", None), _call("cpu", None)]) is None
+
+
+def test_guard_hits_far_past_the_end_are_index_arithmetic():
+    far = {"after": 600, "before": 0, "first_after": 0, "last_after": 6277, "numel": 104447}
+    near = dict(far, last_after=351)
+    assert classify(ok_call(guard_hits=[far]), rules={"value_category": "indexing"})[0] == "indexing"
+    assert classify(ok_call(guard_hits=[near]))[0] == "mask"
