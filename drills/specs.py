@@ -201,6 +201,16 @@ def _softmax_bytes(size):
     return {"fused": 2 * m * n * 4, "eager": 8 * m * n * 4}
 
 
+def _torch_softmax(x):
+    import torch
+    return torch.softmax(x, dim=1)
+
+
+def _f_rms_norm(x, weight, eps=1e-6):
+    import torch.nn.functional as F
+    return F.rms_norm(x, (x.shape[-1],), weight, eps)
+
+
 def _rmsnorm_bytes(size):
     """fp32 bytes moved: one read + one write fused; pow/mean/mul/mul read x-sized data 4x, write 3x."""
     m, n = size
@@ -256,6 +266,10 @@ SPECS += [
         masked_other=(float("-inf"), "other"),
         eager=_softmax_eager,
         byte_model=_softmax_bytes,
+        speedup_min=2.0,  # H200: the reference is 5.4x the naive chain at 4096x8192
+        bench_size=(4096, 8192),
+        small_size=(128, 781),
+        speed_refs=(("torch.softmax", _torch_softmax),),
     ),
     DrillSpec(
         name="rmsnorm",
@@ -273,6 +287,10 @@ SPECS += [
         probes=(Probe("bfloat16", _rms_inputs("bfloat16"), ((13, 781), (8, 1024))),),
         eager=_rmsnorm_eager,
         byte_model=_rmsnorm_bytes,
+        speedup_min=2.0,  # H200: the reference is 4.5x the naive chain at 4096x8192
+        bench_size=(4096, 8192),
+        small_size=(128, 781),
+        speed_refs=(("F.rms_norm", _f_rms_norm),),
     ),
     DrillSpec(
         name="persistent",

@@ -36,7 +36,7 @@ def apply_timing(v, runs) -> None:
         detail = f"{timing['speedup']:.2f}x eager at n={timing['n']:,}" + (
             f" (needs {timing['speedup_min']}x)" if timing.get("speedup_min") else "")
     else:
-        detail = "could not time"
+        detail = f"not timed ({timing['skipped']})" if timing.get("skipped") else "could not time"
     v.checks.append({"name": "faster than eager (CUDA)", "passed": cat is None, "detail": detail})
     if v.passed and cat:
         v.passed = False

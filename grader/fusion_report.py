@@ -39,7 +39,7 @@ def render_parts(v, spec, lang: str) -> list:
     parts = []
     if v.bytes_moved and v.bytes_model and (v.passed or v.diagnosis in ("too-slow", "impossible-time")):
         parts.append(Text("  " + t("bytes_proof", lang, **bytes_kw(v.__dict__, spec))))
-    if spec.speedup_min is not None and v.device == "cpu" and v.passed:
+    if spec.speedup_min is not None and spec.bytes_proof and v.device == "cpu" and v.passed:
         parts.append(Text("  " + t("bytes_stand_in", lang), style="italic"))
     timing = v.timing or {}
     rows = timing.get("rows")

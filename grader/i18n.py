@@ -248,6 +248,24 @@ DIAGNOSES = {
 }
 
 
+# Check names (JSON keeps the English name; the report shows them in the learner's language).
+CHECK_NAMES_ZH = {
+    "runs without error": "运行无错误", "computes in a Triton kernel": "计算在 Triton kernel 里完成",
+    "output dtype and shape": "输出 dtype 和形状", "memory accesses in bounds": "访存不越界",
+    "inputs unchanged": "输入未被修改", "every output element written": "每个输出元素都写了",
+    "values match the float64 reference": "数值与 float64 参考一致", "second call gets a fresh output": "第二次调用得到新的输出",
+    "holes filled": "空位已填", "file": "文件", "finishes in time": "按时结束", "runs without crashing": "运行不崩溃",
+    "faster than eager (CUDA)": "比 eager 快（CUDA）", "bytes moved within the fused model": "搬运字节不超过融合模型",
+    "grid capped, each tile stored once": "grid 有上限，每块 tile 只写一次",
+    "autotuned over BLOCK and num_warps": "autotune 覆盖不同的 BLOCK 和 num_warps",
+    "import": "导入文件", "entry": "入口函数", "grade": "评测", "device": "设备",
+}
+
+
+def check_name(name: str, lang: str) -> str:
+    return CHECK_NAMES_ZH.get(name, name) if lang == "zh" else name
+
+
 def t(key: str, lang: str, **kw) -> str:
     return pick(M[key], lang).format(**kw)
 

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from drills import get_spec
 from . import fusion_report
-from .i18n import DIAGNOSES, pick, t
+from .i18n import DIAGNOSES, check_name, pick, t
 from .texts import checkpoints_for
 
 TILE_STYLE = {"o": ("■", "green"), "x": ("✗", "red"), ".": ("·", "grey50"), "!": ("!", "bold magenta")}
@@ -36,9 +36,11 @@ def explain(v, lang: str) -> tuple[str, str]:
         first = holes[0] if holes else {"name": v.hole, "line": v.line}
         rest = sorted({f"{h['name']}" for h in holes[1:] if h["name"] != first["name"]})
         more_lines = [str(h["line"]) for h in holes[1:]]
+        zh = lang == "zh"
         kw.update(name=first["name"], line=first["line"],
-                  more=(f"; also {', '.join(rest)}" if rest else "") +
-                       (f" (lines {', '.join(more_lines)})" if more_lines else ""))
+                  more=((f"；还有 {', '.join(rest)}" if zh else f"; also {', '.join(rest)}") if rest else "") +
+                       ((f"（另见第 {', '.join(more_lines)} 行）" if zh else f" (lines {', '.join(more_lines)})")
+                        if more_lines else ""))
     elif cat in ("error", "crash") and d.get("exception"):
         e = d["exception"]
         stage = {"import": "importing the file", "entry": "finding the entry point",
@@ -221,7 +223,7 @@ def render(v, lang: str) -> Group:
     if v.checks:
         table = Table(show_header=False, box=None, padding=(0, 1))
         for c in v.checks:
-            table.add_row("✓" if c["passed"] else "✗", c["name"], Text(str(c.get("detail") or ""), style="dim"),
+            table.add_row("✓" if c["passed"] else "✗", check_name(c["name"], lang), Text(str(c.get("detail") or ""), style="dim"),
                           style=None if c["passed"] else "red")
         parts.append(Text(t("checks", lang) + ":", style="bold"))
         parts.append(table)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,7 +51,8 @@ class DrillSpec:
     bytes_proof: bool = False       # interpreter: moving more bytes than byte_model's "fused" fails with `fusion`
     intermediate: str = ""          # the value eager writes to HBM and reads back (named in the bytes proof)
     speedup_min: float | None = None  # CUDA: candidate must be >= this many times faster than `eager`
-    bench_size: int = 2**24 + 17    # CUDA: numel the speed gate times at (odd on purpose: the tail tile counts)
+    bench_size: Any = 2**24 + 17    # CUDA: size the speed gate times at (odd on purpose: the tail tile counts)
+    small_size: Any = 100_000       # CUDA: size where device time and host wall time are compared (launch-bound)
     speed_refs: tuple = ()          # CUDA: extra (label, fn) rows timed beside the candidate, shown only
     # -- 2-D, reduction, persistent and autotune drills --
     probes: tuple = ()              # Probe(...) input sets graded after `sizes`

@@ -11,7 +11,7 @@ Runs inside the CUDA child, after every correctness call passed, when the drill'
   $DRILL_HOME/bandwidth.json. A candidate time below IMPOSSIBLE x (fused bytes / copy bandwidth) is not a real
   measurement (nothing was computed, or a cached result was returned) -> `impossible-time`.
 - The output of the last timed call is checked against the float64 reference.
-- At SMALL_N elements: device time (do_bench) and host wall time per call of candidate and eager. When they
+- At the spec's small_size (100 000 elements for 1-D drills): device time (do_bench) and host wall time per call of candidate and eager. When they
   disagree on which is faster, the call is launch-bound: Python's launch costs more than the kernel.
 
 The pure parts (medians, the verdict, the bandwidth cache) are plain functions, tested on CPU with fake timings.
@@ -26,7 +26,6 @@ from pathlib import Path
 
 ROUNDS = 5
 WARMUP_MS, REP_MS = 10, 40      # per do_bench call; 5 rounds x 3 rows x ~60 ms keeps the gate near 1-2 s
-SMALL_N = 100_000
 WALL_CALLS = 200
 # A Triton streaming kernel measured 4.29 TB/s against a clone's 4.12 TB/s on the H200 (104 %): kernels can beat a
 # clone a little, so "impossible" starts well above that, at 1 / 0.8 = 125 % of the measured copy bandwidth.
@@ -46,6 +45,15 @@ def spread(per_round: list[float]) -> float:
     """(max - min) / median of the per-round medians: how much the rounds disagreed."""
     m = median_of_medians(per_round)
     return (max(per_round) - min(per_round)) / m if m > 0 else 0.0
+
+
+def numel_of(size) -> int:
+    if isinstance(size, int):
+        return size
+    n = 1
+    for s in size:
+        n *= int(s)
+    return n
 
 
 def gbps(nbytes: float, seconds: float) -> float:
@@ -171,11 +179,12 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     from .evaluate import _close
 
     say = say or progress_writer()
-    n = spec.bench_size
+    size = spec.bench_size  # a numel (1-D drills) or a shape (rows: softmax, RMSNorm)
+    n = numel_of(size)
     gen = torch.Generator().manual_seed(12345)
-    inputs_cpu = spec.make_inputs(n, gen)
+    inputs_cpu = spec.make_inputs(size, gen)
     args = [t.to(device) for t in inputs_cpu]
-    model = spec.byte_model(n) if spec.byte_model else None
+    model = spec.byte_model(size) if spec.byte_model else None
     # Without a byte model: read every input once, write one output like the first input.
     fused_bytes = model["fused"] if model else sum(t.numel() * t.element_size() for t in args) + \
         args[0].numel() * args[0].element_size()
@@ -212,15 +221,16 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     if wrong is None or wrong > 0:
         verdict["category"] = "wrong-values"
 
-    say(f"n={SMALL_N:,}: device time and host wall time per call")
-    small_args = [t.to(device) for t in spec.make_inputs(SMALL_N, gen)]
-    small = {"n": SMALL_N, "device_us": {}, "wall_us": {}}
+    small_n = numel_of(spec.small_size)
+    say(f"n={small_n:,}: device time and host wall time per call")
+    small_args = [t.to(device) for t in spec.make_inputs(spec.small_size, gen)]
+    small = {"n": small_n, "device_us": {}, "wall_us": {}}
     fns = {CANDIDATE: lambda: entry(*small_args, **spec.kwargs), EAGER: lambda: spec.eager(*small_args, **spec.kwargs)}
     for role, fn in fns.items():
         small["device_us"][role] = 1e3 * median_of_medians([bench_ms(fn) for _ in range(3)])
         small["wall_us"][role] = 1e6 * wall_per_call_s(fn, device=device)
     small["launch_bound"] = launch_bound(small["device_us"][CANDIDATE], small["device_us"][EAGER],
                                          small["wall_us"][CANDIDATE], small["wall_us"][EAGER])
-    return {"n": n, "rounds": ROUNDS, "rows": table, "byte_model": model, "fused_bytes": fused_bytes,
+    return {"n": n, "size": size, "rounds": ROUNDS, "rows": table, "byte_model": model, "fused_bytes": fused_bytes,
             "copy_gbps": bw / 1e9, "copy_cached": bw_cached, "wrong": wrong, "small": small,
             "impossible_factor": IMPOSSIBLE, **verdict}

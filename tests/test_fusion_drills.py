@@ -215,6 +215,35 @@ def test_speed_report_checks_the_timed_outputs(monkeypatch):
     assert t["category"] == "wrong-values" and t["wrong"] > 0
 
 
+@pytest.mark.parametrize("name", ["softmax", "rmsnorm"])
+def test_row_drills_speed_gate_data_flow(monkeypatch, name):
+    """Softmax and RMSNorm are timed at a shape (rows), not a numel: the gate's data flow at a small shape, with a
+    torch stand-in for the kernel and timings faked (the H200 side: benchmarks/rows_and_persistent.py)."""
+    spec = get_spec(name)
+    # per round: candidate, eager, torch; then the small-size benches
+    times = [0.071, 0.383, 0.143] * timing.ROUNDS + [0.005] * 3 + [0.02] * 3
+    seq = iter(times)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), next(seq))[1])
+    monkeypatch.setattr(timing, "copy_bandwidth", lambda n, name, say: (BW, True))
+    monkeypatch.setattr(timing, "WALL_CALLS", 1)
+    small = dataclasses.replace(spec, bench_size=(3, 300), small_size=(2, 129))
+    ref_entry = lambda *a, **kw: spec.reference(*[t.double() for t in a], **kw).float()  # noqa: E731
+    t = timing.speed_report(small, ref_entry, "fake", say=lambda m: None, device="cpu")
+    assert t["size"] == (3, 300) and t["n"] == 900 and t["small"]["n"] == 258
+    assert t["category"] is None and t["speedup"] == pytest.approx(0.383 / 0.071)
+    assert [r["role"] for r in t["rows"]] == ["candidate", "eager", "ref"]
+    assert t["fused_bytes"] == 2 * 900 * 4 and t["wrong"] == 0
+    json.dumps(t)
+
+
+def test_a_grader_failure_while_timing_is_not_the_learners(tmp_path):
+    from grader.child import run_timing
+    learner = str(tmp_path / "mine.py")
+    spec = dataclasses.replace(get_spec("softmax"), bench_size="not a shape")  # the grader side breaks
+    t = run_timing(spec, lambda x: x, "fake", learner)
+    assert t["category"] is None and t["skipped"]
+
+
 def test_timing_turns_a_pass_into_too_slow():
     from grader.runner import ChildRun, Verdict
     v = Verdict(drill="fuse", file="f.py", device="cuda", passed=True, diagnosis=None)
