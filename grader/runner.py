@@ -378,7 +378,10 @@ def summarize_checks(calls: list[dict], spec=None) -> list[dict]:
     checks = []
     extra = tuple((name, cats) for field_name, name, cats in SPEC_CHECKS if getattr(spec, field_name, None))
     for name, cats in CHECKS + extra:
-        bad = [c for c in calls if c["category"] in cats]
+        if cats == ("mask",):  # out of bounds is evidence, whatever the call's category ended up (offsets, indexing)
+            bad = [c for c in calls if memory_evidence(c.get("detail") or {}) or c["category"] in cats]
+        else:  # (a category that rests on out-of-bounds evidence belongs to the row above)
+            bad = [c for c in calls if c["category"] in cats and not memory_evidence(c.get("detail") or {})]
         detail = f"{len(calls) - len(bad)}/{len(calls)} calls" if not bad else \
             f"{len(bad)}/{len(calls)} calls failed, first at size {bad[0]['size']} on {bad[0]['device']}"
         checks.append({"name": name, "passed": not bad, "detail": detail})
