@@ -126,3 +126,9 @@ def test_help_lists_the_commands(run):
     r = run("--help")
     for cmd in ("list", "start", "grade", "hint", "solution"):
         assert cmd in r.output
+
+
+def test_drill_names_complete_in_the_shell():
+    assert cli.complete_drill(None, None, "ma") == ["mask"]
+    assert set(cli.complete_drill(None, None, "")) == set(drills.names())
+    assert cli.complete_drill(None, None, "zz") == []
