@@ -10,7 +10,6 @@ import ast
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -18,6 +17,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.data import numel_of
+from grader.proc import child_env, kill_group
 from grader.spec import ROOT
 
 DEFAULT_TIMEOUT_S = 600.0  # a cold C++ compile on a 2-core machine takes ~20 s; be generous, never hang
@@ -25,22 +26,13 @@ DEFAULT_TIMEOUT_S = 600.0  # a cold C++ compile on a 2-core machine takes ~20 s;
 
 # ---------------------------------------------------------------- size
 
-def numel(size) -> int:
-    if isinstance(size, int):
-        return size
-    n = 1
-    for s in size:
-        n *= int(s)
-    return n
-
-
 def pick_size(sizes):
     """The first spec size with at least 100000 elements (the guide's n), else the largest."""
     sizes = list(sizes)
     for s in sizes:
-        if numel(s) >= 100000:
+        if numel_of(s) >= 100000:
             return s
-    return max(sizes, key=numel)
+    return max(sizes, key=numel_of)
 
 
 # ---------------------------------------------------------------- capture (parent side)
@@ -53,8 +45,7 @@ def run_capture(drill: str, device: str = "cpu", backend: str = "auto", cold: bo
         log_path = os.path.join(work, "log.txt")
         cmd = [sys.executable, "-m", "coach.inductor_child", "--drill", drill, "--out", out, "--device", device,
                "--backend", backend] + (["--cold"] if cold else [])
-        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                   PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
+        env = child_env(PYTHONDONTWRITEBYTECODE="1")
         started = time.monotonic()
         with open(log_path, "w+b") as log:
             proc = subprocess.Popen(cmd, cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL, stdout=log,
@@ -64,11 +55,7 @@ def run_capture(drill: str, device: str = "cpu", backend: str = "auto", cold: bo
                 proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                proc.wait()
+                kill_group(proc)
             log.seek(0)
             output = log.read().decode("utf-8", "replace")[-3000:]
         elapsed = time.monotonic() - started

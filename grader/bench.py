@@ -31,22 +31,23 @@ NOT_ON_CPU = {
 # -- parent ---------------------------------------------------------------------------------------------------------
 def sweep(path: Path, drill: str, sizes, timeout: float = 900.0) -> dict:
     """Run the child; its progress goes to our stderr. Returns the child's JSON (or {"error": ...})."""
-    from .spec import ROOT
+    from .proc import child_env, kill_group
 
     with tempfile.TemporaryDirectory(prefix="drill-bench-") as work:
         out = os.path.join(work, "bench.json")
         cmd = [sys.executable, "-m", "grader.bench", "--child", "--file", str(path), "--drill", drill, "--out", out,
                "--sizes", ",".join(str(s) for s in sizes)]
-        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                   PYTHONUNBUFFERED="1")
+        env = child_env()
         env.pop("TRITON_INTERPRET", None)
+        proc = subprocess.Popen(cmd, cwd=str(Path(path).parent), env=env, stdin=subprocess.DEVNULL,
+                                stdout=sys.stderr, stderr=sys.stderr, start_new_session=True)
         try:
-            r = subprocess.run(cmd, cwd=str(Path(path).parent), env=env, stdin=subprocess.DEVNULL,
-                               stdout=sys.stderr, stderr=sys.stderr, timeout=timeout, start_new_session=True)
+            proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            kill_group(proc)  # the learner's kernel and anything it started
             return {"error": f"the sweep did not finish in {timeout:.0f} s"}
         if not os.path.exists(out):
-            return {"error": f"the benchmark process died (exit code {r.returncode}); its output is above"}
+            return {"error": f"the benchmark process died (exit code {proc.returncode}); its output is above"}
         with open(out, encoding="utf-8") as f:
             return json.load(f)
 

@@ -16,6 +16,14 @@ def shape_of(size) -> tuple:
     return (int(size),) if isinstance(size, int) else tuple(int(s) for s in size)
 
 
+def numel_of(size) -> int:
+    """Elements in a spec size: a numel (1-D drills) or a shape."""
+    n = 1
+    for s in shape_of(size):
+        n *= s
+    return n
+
+
 def mixed(size, gen, dtype="float32", scale: float = 1.0):
     """Normal values with 5 % zeros, 5 % large magnitudes (1e3..1e4, both signs) and the rest ~N(0, scale).
 

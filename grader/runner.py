@@ -18,8 +18,8 @@ from pathlib import Path
 
 from drills import get_spec
 from . import fusion
+from .proc import child_env, kill_group
 from .diagnose import DECISIVE, memory_evidence, overall
-from .spec import ROOT
 from .static import inspect_file
 
 
@@ -101,8 +101,7 @@ def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, wor
     log = open(os.path.join(workdir, f"log-{device}.txt"), "w+b")
     cmd = [sys.executable, "-m", "grader.child", "--file", str(path), "--drill", drill, "--device", device,
            "--seed", str(seed), "--out", out] + (["--quick"] if quick else [])
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
+    env = child_env(PYTHONDONTWRITEBYTECODE="1")
     progress = progress_fd() if device == "cuda" else None  # timing progress goes to our stderr, live
     if progress is not None:
         env["DRILL_PROGRESS_FD"] = str(progress)
@@ -136,11 +135,7 @@ def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
             proc.wait(timeout=1.0)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             pass
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # the whole group: a hung kernel may have helpers
-        except ProcessLookupError:
-            pass
-        proc.wait()
+        kill_group(proc)  # the whole group: a hung kernel may have helpers
     LIVE.discard(proc)
     run.returncode = proc.returncode
     run.elapsed_s = time.monotonic() - started
@@ -165,11 +160,7 @@ def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout:
             return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
         except BaseException:  # Ctrl-C in the parent: the children have their own session, so end them here
             for _, proc, _, log in started:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                proc.wait()
+                kill_group(proc)
                 LIVE.discard(proc)
                 log.close()
             raise
@@ -355,11 +346,12 @@ def summarize_cases(calls: list[dict]) -> list[dict]:
     return list(rows.values())
 
 
+MEMORY_CHECK = "memory accesses in bounds"
 CHECKS = (
     ("runs without error", ("error", "crash")),
     ("computes in a Triton kernel", ("torch-fallback", "no-kernel", "fusion")),
     ("output dtype and shape", ("dtype", "shape")),
-    ("memory accesses in bounds", ("mask",)),
+    (MEMORY_CHECK, ("mask",)),
     ("inputs unchanged", ("input-mutated",)),
     ("every output element written", ("grid", "offsets", "unwritten")),
     ("values match the float64 reference", ("wrong-values", "indexing", "reduction", "stability", "other")),
@@ -378,9 +370,10 @@ def summarize_checks(calls: list[dict], spec=None) -> list[dict]:
     checks = []
     extra = tuple((name, cats) for field_name, name, cats in SPEC_CHECKS if getattr(spec, field_name, None))
     for name, cats in CHECKS + extra:
-        if cats == ("mask",):  # out of bounds is evidence, whatever the call's category ended up (offsets, indexing)
+        # Out-of-bounds evidence belongs to the memory row, whatever category the call ended up with.
+        if name == MEMORY_CHECK:
             bad = [c for c in calls if memory_evidence(c.get("detail") or {}) or c["category"] in cats]
-        else:  # (a category that rests on out-of-bounds evidence belongs to the row above)
+        else:
             bad = [c for c in calls if c["category"] in cats and not memory_evidence(c.get("detail") or {})]
         detail = f"{len(calls) - len(bad)}/{len(calls)} calls" if not bad else \
             f"{len(bad)}/{len(calls)} calls failed, first at size {bad[0]['size']} on {bad[0]['device']}"

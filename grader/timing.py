@@ -24,6 +24,8 @@ import statistics
 import time
 from pathlib import Path
 
+from .data import numel_of
+
 ROUNDS = 5
 WARMUP_MS, REP_MS = 10, 40      # per do_bench call; 5 rounds x 3 rows x ~60 ms keeps the gate near 1-2 s
 WALL_CALLS = 200
@@ -45,15 +47,6 @@ def spread(per_round: list[float]) -> float:
     """(max - min) / median of the per-round medians: how much the rounds disagreed."""
     m = median_of_medians(per_round)
     return (max(per_round) - min(per_round)) / m if m > 0 else 0.0
-
-
-def numel_of(size) -> int:
-    if isinstance(size, int):
-        return size
-    n = 1
-    for s in size:
-        n *= int(s)
-    return n
 
 
 def gbps(nbytes: float, seconds: float) -> float:
