@@ -277,6 +277,7 @@ class CallRunner:
             ev["bytes"] = {"loaded": lanes.bytes_loaded, "stored": lanes.bytes_stored}
             ev["masked_loads"] = [{"line": line, "other": value, "lanes": n}
                                   for (line, value), n in lanes.masked_loads.items()]
+            ev["masked_stores"] = [{"line": line, "lanes": n} for line, n in lanes.masked_stores.items()]
             if spec.bytes_proof and spec.byte_model is not None and inputs:
                 ev["bytes_model"] = dict(spec.byte_model(size), n=inputs[0].numel())
         if "exception" in ev:

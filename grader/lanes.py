@@ -23,6 +23,7 @@ class LaneChecker:
         self.bytes_loaded = 0
         self.bytes_stored = 0
         self.masked_loads: dict = {}
+        self.masked_stores: dict = {}
         self.store_spans: list = []
         self.launch = -1
         self._orig = {}
@@ -34,6 +35,7 @@ class LaneChecker:
         self.bytes_loaded = 0
         self.bytes_stored = 0
         self.masked_loads: dict = {}  # (line, value masked-off lanes read as) -> lanes
+        self.masked_stores: dict = {}  # line -> masked-off lanes of the stores there
         self.store_spans: list = []  # (launch, program, lowest address, highest address) of every store
         self.active = True
 
@@ -59,6 +61,7 @@ class LaneChecker:
 
         def create_masked_store(builder, ptrs, value, mask, *args, **kwargs):
             if checker.active:
+                checker._note_masked_store(ptrs, mask)
                 mask = checker._check(builder, "store", ptrs, mask)
             return orig_store(builder, ptrs, value, mask, *args, **kwargs)
 
@@ -78,6 +81,13 @@ class LaneChecker:
             value = float(data[0]) if data.size and np.all(data == data[0]) else "mixed"
         key = (learner_line(self.learner_file), value)
         self.masked_loads[key] = self.masked_loads.get(key, 0) + off
+
+    def _note_masked_store(self, ptrs, mask):
+        m = np.asarray(mask.data, dtype=bool)
+        off = int(m.size - np.count_nonzero(m)) if m.shape == np.shape(ptrs.data) else 0
+        if off:
+            line = learner_line(self.learner_file)
+            self.masked_stores[line] = self.masked_stores.get(line, 0) + off
 
     def _check(self, builder, kind, ptrs, mask):
         from triton.runtime.interpreter import TensorHandle, _get_np_dtype

@@ -59,6 +59,7 @@ class Verdict:
     bytes_moved: dict | None = None    # interpreter: {n, loaded, stored, total} of the largest counted call
     bytes_model: dict | None = None    # the drill's {n, fused, eager} at that n
     timing: dict | None = None         # CUDA speed gate (grader.timing), fused drills only
+    evidence: list = field(default_factory=list)  # per (device, size): what the first call did (size_evidence)
 
     def to_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "source_lines"}
@@ -253,6 +254,7 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
     v.diagnosis = combine(calls)
     v.passed = v.diagnosis is None
     v.cases = summarize_cases(calls)
+    v.evidence = size_evidence(calls)
     v.checks = summarize_checks(calls, spec)
     v.others = sorted({c["category"] for c in calls if c["category"] and c["category"] != v.diagnosis})
     fusion.annotate(v, calls, runs)  # launches, bytes proof, speed gate (may turn a pass into too-slow)
@@ -343,6 +345,26 @@ def summarize_cases(calls: list[dict]) -> list[dict]:
             row["failed"] += 1
             if c["category"] not in row["categories"]:
                 row["categories"].append(c["category"])
+    return list(rows.values())
+
+
+LAUNCH_FIELDS = ("kernel", "grid", "programs", "block", "num_warps", "line")
+
+
+def size_evidence(calls: list[dict]) -> list[dict]:
+    """One row per (device, size, probe) from its first call: the launches (grid, programs, BLOCK, line), bytes
+    moved and the lines whose loads/stores had masked-off lanes. Facts about the learner's own kernel that a mock
+    interview can ask about and check."""
+    rows: dict = {}
+    for c in calls:
+        key = (c["device"], json.dumps(c["size"]), c.get("probe"))
+        if key in rows or c.get("exception"):
+            continue
+        rows[key] = {"device": c["device"], "size": c["size"], "probe": c.get("probe"), "config": c.get("config"),
+                     "numel": c.get("numel"), "category": c.get("category"),
+                     "launches": [{k: l.get(k) for k in LAUNCH_FIELDS} for l in c.get("launches", [])],
+                     "bytes": c.get("bytes"), "bytes_model": c.get("bytes_model"),
+                     "masked_loads": c.get("masked_loads"), "masked_stores": c.get("masked_stores")}
     return list(rows.values())
 
 
