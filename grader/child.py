@@ -59,6 +59,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
     phases = {"imports_s": round(time.perf_counter() - started, 3)}  # where a grade's seconds go
 
     from drills import get_spec
+    from . import limits
     from .diagnose import classify
     from .evaluate import describe_exception
     from .lanes import LaneChecker
@@ -120,6 +121,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
             sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
             rules["max_programs"] = spec.max_programs_per_sm * sms
         info["max_programs"] = rules["max_programs"]
+    rules.update(limits.rules(spec))  # a device's launch limits (spec.device_limits)
     if spec.autotune_min_configs:
         rules["autotune"] = info["autotune"] = autotune_evidence(find_autotuners(module), spec.autotune_min_configs)
 
@@ -133,6 +135,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
         jobs += [(size, None, 1) for size in spec.cuda_sizes]
     jobs += [(size, p, seeds) for p in spec.probes for size in p.sizes]
     calls = []
+    contract_evs, result_contract = limits.contract_calls(spec, module, learner_file)  # pure calls, no launch
     t0 = time.perf_counter()
     for tuner, config in configs:
         for size, probe, n_seeds in jobs:
@@ -142,11 +145,15 @@ def grade(a, interpreted: bool, started: float) -> dict:
                     if probe is not None:
                         ev["probe"] = probe.name
                         ev["probe_category"] = probe.category or spec.value_category
+                    limits.expect_launch(ev, module, spec, learner_file)  # what the heuristic picked for this n
                     ev["category"], ev["detail"] = classify(ev, spec.max_launches, rules)
                     calls.append(ev)
                     if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
                         return {**info, "calls": calls}
     phases["calls_s"] = round(time.perf_counter() - t0, 3)
+    calls += contract_evs  # after the real calls: their evidence rows come first
+    if result_contract:
+        info["contract"] = result_contract
     if a.device == "cuda" and configs[0][0] is not None:
         info["autotune_picked"] = picked_config(runner, configs[0][0], jobs[-1][0], a.seed)
     if a.device == "cuda" and spec.speedup_min is not None and not any(c["category"] for c in calls):
@@ -154,6 +161,9 @@ def grade(a, interpreted: bool, started: float) -> dict:
         t0 = time.perf_counter()
         info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
         phases["timing_s"] = round(time.perf_counter() - t0, 3)
+    if a.device == "cuda" and spec.device_limits is not None and not any(c["category"] for c in calls):
+        recorder.uninstall()  # capped vs uncapped grid, shown (grader.limits)
+        info["limits_timing"] = limits.cuda_timing(spec, entry, learner_file)
     return {**info, "calls": calls}
 
 

@@ -63,3 +63,5 @@ def annotate(v, calls: list[dict], runs) -> None:
                                    f"{s['bytes_moved']['n']:,}: {s['bytes_moved']['total']:,} B moved, fused "
                                    f"{s['bytes_model']['fused']:,} B, eager {s['bytes_model']['eager']:,} B"})
     apply_timing(v, runs)
+    from . import limits
+    limits.annotate(v, calls, runs)  # a device's launch limits: check row and JSON (runner.merge's one hook)
