@@ -378,6 +378,7 @@ SPECS += [
         cuda_sizes=LARGE,
         seeds=2,
         family="device-limits",
+        max_programs=GXU.max_programs,  # tiles missed or stored twice by the capped grid: `persistent`
         device_limits=GXU,
         contract=FunctionContract(
             function="pick_config",

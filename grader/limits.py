@@ -72,13 +72,17 @@ def launch_warps(launch: dict) -> int:
 
 
 def refused_launch(ev: dict, rules: dict) -> tuple[str, dict] | None:
-    """The first launch of this call that the device refuses (too many programs or warps: `grid`; a block size it
-    cannot run: `xblock`), or that differs from what the heuristic picked for this size (that field's category)."""
+    """This call's launch problem on a device with limits: the heuristic broke its contract at this size (that
+    problem's category), a launch the device refuses (too many programs or warps: `grid`; a block size it cannot
+    run: `xblock`), or a launch that is not what the heuristic picked for this size (that field's category)."""
     lim = rules.get("device_limits")
     if not lim:
         return None
     numel = ev.get("numel") or _numel(ev.get("size"))
     expected = ev.get("expected_launch") or {}
+    if expected.get("problems"):  # the heuristic broke the device's rules at this very size
+        p = expected["problems"][0]
+        return p["category"], {**p, "at_graded_size": True}
     for launch in ev.get("launches", []):
         programs, warps, block = launch.get("programs"), launch_warps(launch), launch.get("block")
         base = {**lim, "refused": True, "programs": programs, "num_warps": warps, "block": block, "numel": numel,
@@ -178,15 +182,19 @@ def expect_launch(ev: dict, module, spec, learner_file: str | None = None) -> No
     numel = ev.get("numel") or _numel(ev.get("size"))
     if not callable(fn) or numel is None:
         return
+    out = {"lines": _lines_of(learner_file, c.function, list(c.launch_fields)) if learner_file else {}}
     try:
         config = fn(numel)
     except BaseException:  # noqa: BLE001 - reported by contract_calls
         return
-    if not isinstance(config, dict) or c.check(numel, config):
-        return
-    out = {"config": {k: int(v) for k, v in config.items() if k in c.launch_fields}}
-    if learner_file:
-        out["lines"] = _lines_of(learner_file, c.function, list(c.launch_fields))
+    problems = c.check(numel, config)
+    if problems:  # this call launched what a broken heuristic picked: the heuristic is the cause
+        p = problems[0]
+        line = out["lines"].get(p.get("field")) if p.get("field") else None
+        out["problems"] = [{**p, "contract": c.function, "input": numel, "returned": _short(config), "line": line,
+                            "signature": c.signature}]
+    else:
+        out["config"] = {k: int(v) for k, v in config.items() if k in c.launch_fields}
     ev["expected_launch"] = out
 
 
@@ -250,6 +258,21 @@ def _assigns(node, name: str) -> bool:
     if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
         return isinstance(node.target, ast.Name) and node.target.id == name
     return False
+
+
+def loop_line(lines: list[str], launches: list[dict]) -> int | None:
+    """The first `for` / `while` line in the body of a launched kernel (read as text, like runner.offsets_line)."""
+    for launch in launches:
+        head = f"def {launch.get('kernel')}("
+        start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(head)), None)
+        if start is None:
+            continue
+        for i in range(start + 1, len(lines)):
+            if lines[i].startswith(("def ", "class ", "@")):
+                break
+            if lines[i].lstrip().startswith(("for ", "while ")):
+                return i + 1
+    return None
 
 
 # -- CUDA: the capped launch against the same kernel uncapped (shown, never a gate) ------------------------------

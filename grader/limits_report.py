@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from .i18n import pick, t
-from .limits import owns
+from .limits import loop_line, owns
 from .limits_texts import DIAGNOSES, FIX_BY_CATEGORY
 
 _RULE_KEY = {"pow2": "contract-pow2", "max": "contract-max", "min": "contract-min", "type": "contract-type",
@@ -28,6 +28,8 @@ def explain(category: str, d: dict, spec, lang: str) -> tuple[str, str] | None:
     lines = d.get("config_lines") or {}
     kw.update(grid_line=lines.get("grid", "?"), warps_line=lines.get("num_warps", "?"),
               xblock_line=lines.get("XBLOCK", "?"))
+    kw["failing_note"] = t("limits_failing_note", lang, failing=d["failing_inputs"], inputs=kw["inputs"],
+                           input=d.get("input")) if d.get("failing_inputs") else ""
     if d.get("refused"):
         key = "device-refuses-block" if d.get("bad_block") else "device-refuses"
     elif d.get("mismatch"):
@@ -51,12 +53,15 @@ def texts_for(key: str, category: str) -> tuple[dict, dict]:
     return entry.get("what", {}), entry.get("fix") or FIX_BY_CATEGORY.get(category, {})
 
 
-def fallback_line(v) -> int | None:
-    """The line a limits message points at (the runner's line_of does not know these details yet)."""
+def report_line(v) -> int | None:
+    """The line the report points at: a limits message's own line (the runner's line_of does not read it yet), the
+    loop of a capped grid's kernel for `persistent`, else the runner's."""
     d = v.detail or {}
     if owns(d):
-        return d.get("line") or (d.get("exception") or {}).get("line")
-    return None
+        return d.get("line") or (d.get("exception") or {}).get("line") or v.line
+    if v.line is None and v.diagnosis == "persistent":
+        return loop_line(v.source_lines, (v.focus or {}).get("launches") or [])
+    return v.line
 
 
 def render_parts(v, spec, lang: str) -> list:

@@ -45,21 +45,18 @@ DIAGNOSES = {
                  "zh": "{device} 拒绝执行 `{kernel}` 的这次启动（第 {line} 行）：n = {numel} 时 XBLOCK = {block}，但它只接受 "
                        "[{min_block}, {max_block}] 内 2 的幂"}},
     "contract-pow2": {
-        "what": {"en": "{function}({input}) returns {field} = {value}, not a power of two (line {line}); "
-                       "{failing} of the {inputs} sizes checked fail",
-                 "zh": "{function}({input}) 返回 {field} = {value}，不是 2 的幂（第 {line} 行）；检查的 {inputs} 个尺寸里有 "
-                       "{failing} 个不满足"}},
+        "what": {"en": "{function}({input}) returns {field} = {value}, not a power of two (line {line}){failing_note}",
+                 "zh": "{function}({input}) 返回 {field} = {value}，不是 2 的幂（第 {line} 行）{failing_note}"}},
     "contract-max": {
         "what": {"en": "{function}({input}) returns {field} = {value}, above the {device}'s limit of {max} (line "
-                       "{line}); {failing} of the {inputs} sizes checked (1 to 10^9, called without launching) break "
-                       "it, the smallest at n = {input}",
-                 "zh": "{function}({input}) 返回 {field} = {value}，超过了 {device} 的上限 {max}（第 {line} 行）；检查的 "
-                       "{inputs} 个尺寸（1 到 10^9，只调用函数、不启动 kernel）里有 {failing} 个超限，最小的是 n = {input}"}},
+                       "{line}){failing_note}",
+                 "zh": "{function}({input}) 返回 {field} = {value}，超过了 {device} 的上限 {max}（第 {line} 行）"
+                       "{failing_note}"}},
     "contract-min": {
         "what": {"en": "{function}({input}) returns {field} = {value}, below the {device}'s minimum {min} (line "
-                       "{line}); {failing} of the {inputs} sizes checked fail",
-                 "zh": "{function}({input}) 返回 {field} = {value}，低于 {device} 的下限 {min}（第 {line} 行）；检查的 "
-                       "{inputs} 个尺寸里有 {failing} 个不满足"}},
+                       "{line}){failing_note}",
+                 "zh": "{function}({input}) 返回 {field} = {value}，低于 {device} 的下限 {min}（第 {line} 行）"
+                       "{failing_note}"}},
     "contract-type": {
         "what": {"en": "{function}({input}) returns {field} = {value} ({type}), not an int (line {line})",
                  "zh": "{function}({input}) 返回的 {field} = {value}（{type}）不是 int（第 {line} 行）"},
@@ -103,6 +100,10 @@ M = {
         "zh": "{device}：每次启动最多 {max_programs} 个 program，每个最多 {max_warps} 个 warp，XBLOCK 是 "
               "[{min_block}, {max_block}] 内 2 的幂。{function} 在 1 到 {largest:,} 的 {inputs} 个尺寸上被调用过（不启动 "
               "kernel），每次启动也都按这些限制检查过。"},
+    "limits_failing_note": {
+        "en": "; {failing} of the {inputs} sizes checked (1 to 10^9, called without launching) break it, the smallest "
+              "at n = {input}",
+        "zh": "；检查的 {inputs} 个尺寸（1 到 10^9，只调用函数、不启动 kernel）里有 {failing} 个不满足，最小的是 n = {input}"},
     "limits_timing_title": {
         "en": "Your capped grid against the same kernel with one program per tile, on {name} (do_bench medians; shown, "
               "not graded):",

@@ -202,7 +202,7 @@ def render(v, lang: str) -> Group:
             verdict.append(f"  (hole: {v.hole})", style="yellow")
         verdict.append(f" — {what}")
         parts.append(verdict)
-        excerpt = source_excerpt(v.source_lines, v.line or limits_report.fallback_line(v))
+        excerpt = source_excerpt(v.source_lines, limits_report.report_line(v))
         if excerpt is not None:
             parts.append(excerpt)
         if fix:
