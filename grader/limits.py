@@ -72,17 +72,15 @@ def launch_warps(launch: dict) -> int:
 
 
 def refused_launch(ev: dict, rules: dict) -> tuple[str, dict] | None:
-    """This call's launch problem on a device with limits: the heuristic broke its contract at this size (that
-    problem's category), a launch the device refuses (too many programs or warps: `grid`; a block size it cannot
-    run: `xblock`), or a launch that is not what the heuristic picked for this size (that field's category)."""
+    """This call's launch problem on a device with limits, in this order: a launch the device refuses (too many
+    programs or warps: `grid`; a block size it cannot run: `xblock`); one it accepts but that came from a heuristic
+    broken at this size (that problem's category, e.g. grid = 0); one that is not what the heuristic picked for this
+    size (that field's category)."""
     lim = rules.get("device_limits")
     if not lim:
         return None
     numel = ev.get("numel") or _numel(ev.get("size"))
     expected = ev.get("expected_launch") or {}
-    if expected.get("problems"):  # the heuristic broke the device's rules at this very size
-        p = expected["problems"][0]
-        return p["category"], {**p, "at_graded_size": True}
     for launch in ev.get("launches", []):
         programs, warps, block = launch.get("programs"), launch_warps(launch), launch.get("block")
         base = {**lim, "refused": True, "programs": programs, "num_warps": warps, "block": block, "numel": numel,
@@ -94,6 +92,9 @@ def refused_launch(ev: dict, rules: dict) -> tuple[str, dict] | None:
                 ("num_warps", warps > lim["max_warps"])) if bad]}
         if block is not None and not (is_pow2(block) and lim["min_block"] <= block <= lim["max_block"]):
             return "xblock", {**base, "bad_block": True}
+    if expected.get("problems"):  # launched, but from a heuristic that broke the device's rules at this size
+        p = expected["problems"][0]
+        return p["category"], {**p, "at_graded_size": True}
     config = expected.get("config")
     if config:
         for key, (launch_key, category) in (rules.get("launch_fields") or {}).items():

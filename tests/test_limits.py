@@ -296,3 +296,12 @@ def test_drills_without_limits_are_untouched():
     assert limits.refused_launch(call({"programs": 10**6}), limits.rules(spec)) is None
     evs, summary = limits.contract_calls(spec, module(), "x.py")
     assert evs == [] and summary is None
+
+
+def test_a_refused_launch_is_named_before_the_heuristic_that_caused_it():
+    p = {"category": "grid", "field": "grid", "rule": "max", "value": 98, "min": 1, "max": 32}
+    ev = call({"programs": 98}, expected_launch={"problems": [p], "lines": {"grid": 18}})
+    cat, d = limits.refused_launch(ev, RULES)
+    assert cat == "grid" and d["refused"] and d["config_lines"] == {"grid": 18}
+    what, _ = message(cat, d, "zh")
+    assert "GXU 拒绝" in what and "98" in what
