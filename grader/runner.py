@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drills import get_spec
-from . import fusion
+from . import fusion, worker
 from .proc import child_env, kill_group
 from .diagnose import DECISIVE, memory_evidence, overall
 from .static import inspect_file
@@ -98,18 +98,26 @@ def kill_children() -> None:
 
 
 def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, workdir: str):
+    """One grading process: a fork of the warm worker when one is running (grader.worker), else a cold
+    `python -m grader.child`. Either way its own process group, the log as stdout/stderr, the same result file."""
     out = os.path.join(workdir, f"result-{device}.json")
     log = open(os.path.join(workdir, f"log-{device}.txt"), "w+b")
-    cmd = [sys.executable, "-m", "grader.child", "--file", str(path), "--drill", drill, "--device", device,
-           "--seed", str(seed), "--out", out] + (["--quick"] if quick else [])
+    args = ["--file", str(path), "--drill", drill, "--device", device, "--seed", str(seed), "--out", out] + \
+        (["--quick"] if quick else [])
     env = child_env(PYTHONDONTWRITEBYTECODE="1")
     progress = progress_fd() if device == "cuda" else None  # timing progress goes to our stderr, live
-    if progress is not None:
-        env["DRILL_PROGRESS_FD"] = str(progress)
     try:
-        proc = subprocess.Popen(cmd, cwd=str(path.parent), env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True,
-                                pass_fds=(progress,) if progress is not None else ())
+        warm = worker.current()
+        proc = warm.spawn(args, str(path.parent), env, log.fileno(), progress) if warm is not None else None
+        if proc is None:
+            if progress is not None:
+                env["DRILL_PROGRESS_FD"] = str(progress)
+            proc = subprocess.Popen([sys.executable, "-m", "grader.child"] + args, cwd=str(path.parent), env=env,
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                    start_new_session=True, pass_fds=(progress,) if progress is not None else ())
+    except BaseException:
+        log.close()
+        raise
     finally:
         if progress is not None:
             os.close(progress)
@@ -154,10 +162,12 @@ def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
 
 def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout: float) -> list[ChildRun]:
     with tempfile.TemporaryDirectory(prefix="drill-grade-") as workdir:
-        started = [(d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
-                                    workdir=workdir)) for d in devices]
-        deadline = time.monotonic() + timeout
+        started = []
         try:
+            for d in devices:
+                started.append((d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
+                                                workdir=workdir)))
+            deadline = time.monotonic() + timeout
             return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
         except BaseException:  # Ctrl-C in the parent: the children have their own session, so end them here
             for _, proc, _, log in started:
