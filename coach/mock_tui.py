@@ -255,7 +255,7 @@ def default_folder() -> Path:
 def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None, folder: Path | None,
               oral_seconds: float, device: str, lang: str) -> int:
     """`drill mock`: 0 when the interview ran to its scorecard, 2 on a usage problem, 130 on Ctrl-C."""
-    from grader import runner
+    from grader import runner, worker
 
     err = console(stderr=True)
     store = Store()
@@ -287,12 +287,13 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
               oral=human(oral_seconds, lang)), style="bold")
     ui.say(tr("folder", lang, dir=folder))
     try:
-        card = M.run(mock, StdinInput(), poll_s=0.25, on_tick=ui.status)
-    except KeyboardInterrupt:
+        with worker.ending_signals(), worker.warm():  # every save is graded in a fork of one warm process
+            card = M.run(mock, StdinInput(), poll_s=0.25, on_tick=ui.status)
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM/SIGHUP (grader.worker.Terminated)
         runner.kill_children()  # grades still running on their threads
         ui.say("")
         ui.say(tr("abandoned", lang), style="yellow")
-        return 130
+        return getattr(e, "exit_code", 130)
     card = M.save(store, dict(card, dir=str(folder)))
     ui.say("")
     for table in scorecard_tables(card, lang):

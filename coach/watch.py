@@ -1,6 +1,9 @@
 """`drill grade --watch FILE`: grade, then grade again on every save (mtime polling) or on Enter; Ctrl-C stops.
 
-No file-watching dependency: the file's (mtime, size) is polled twice a second. The exit code is the last grade's.
+No file-watching dependency: the file's (mtime, size) is polled ten times a second (a stat call each), and a change
+is graded once the stamp has held still for SETTLE_S (an editor's write is then complete). Grades run in forks of
+a warm worker (grader.worker: torch and Triton are imported once, not per save). The exit code is the last grade's;
+Ctrl-C during a grade (or before the first one ends) exits 130; SIGTERM/SIGHUP end the worker and exit 128+signal.
 """
 from __future__ import annotations
 
@@ -10,6 +13,9 @@ from typing import Callable
 
 from .mock import EOF, file_stamp
 from .ui import console
+
+POLL_S = 0.1
+SETTLE_S = 0.02
 
 T = {
     "watching": {"en": "watching {file}: save it to re-grade, Enter to re-run, Ctrl-C to stop "
@@ -26,7 +32,7 @@ def tr(key, lang, **kw):
 
 def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
           stamp: Callable = file_stamp, clear: Callable | None = None, say: Callable | None = None,
-          poll_s: float = 0.5) -> int:
+          poll_s: float = POLL_S, settle: Callable | None = None) -> int:
     """Loop until Ctrl-C (KeyboardInterrupt); returns the exit code of the last grade.
 
     run_once grades and prints (returns its exit code); source.poll(timeout) gives a line, None, or EOF (a closed
@@ -35,15 +41,19 @@ def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
     path = Path(path)
     say = say or (lambda text: console().print(text, style="dim", markup=False, highlight=False))
     clear = clear or (lambda: None)
+    settle = settle or (lambda: None)
     code = None
     seen = None
+    grading = False
 
     def once():
-        nonlocal code, seen
+        nonlocal code, seen, grading
         seen = stamp(path)
         clear()
         say(tr("watching", lang, file=path.name))
+        grading = True
         code = run_once()
+        grading = False
 
     try:
         once()
@@ -53,17 +63,27 @@ def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
             if line is not None and line is not EOF:
                 once()
             elif now is not None and now != seen:
+                while True:  # let the editor finish writing: grade a stamp that held still for a moment
+                    settle()
+                    later = stamp(path)
+                    if later == now or later is None:
+                        break
+                    now = later
                 once()
             elif now is None and seen is not None:
                 seen = None
                 say(tr("missing", lang, file=path.name))
-    except KeyboardInterrupt:
-        code = 2 if code is None else code
+    except KeyboardInterrupt as e:  # Ctrl-C, or grader.worker.Terminated (SIGTERM/SIGHUP) with its own code
+        code = getattr(e, "exit_code", None) or (130 if grading or code is None else code)
         say(tr("stopped", lang, code=code))
         return code
 
 
 def watch_cli(file: Path, grade_once: Callable[[], int], lang: str) -> int:
+    import time
+
+    from grader import worker
+
     from .mock_tui import StdinInput
 
     out = console()
@@ -79,7 +99,8 @@ def watch_cli(file: Path, grade_once: Callable[[], int], lang: str) -> int:
         source = StdinInput()
     except (OSError, ValueError):  # no stdin at all
         source = _NoInput()
-    return watch(Path(file), grade_once, source, lang=lang, clear=clear)
+    with worker.ending_signals(), worker.warm():
+        return watch(Path(file), grade_once, source, lang=lang, clear=clear, settle=lambda: time.sleep(SETTLE_S))
 
 
 class _NoInput:

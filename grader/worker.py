@@ -332,6 +332,8 @@ def serve(sock: socket.socket) -> int:
     if threads != 1:  # a fork copies only the calling thread: another one holding a lock would deadlock the fork
         _send(sock, {"ready": False, "error": f"{threads} threads after the imports; forking is not safe"})
         return 1
+    import gc
+    gc.freeze()   # the imported world is never collected: forks neither scan it nor copy its pages for the GC
     _send(sock, {"ready": True, "pid": os.getpid(), "imports_s": round(time.perf_counter() - started, 3),
                  "torch": torch.__version__, "cuda_initialized": bool(torch.cuda.is_initialized()),
                  "threads": threads})
@@ -500,10 +502,12 @@ def main(argv=None) -> int:
     ap.add_argument("--fd", type=int, required=True, help="this end of the parent's socket")
     a = ap.parse_args(argv)
     sock = socket.socket(fileno=a.fd)
+    code = 1
     try:
-        return serve(sock)
+        code = serve(sock)
     finally:
         sock.close()
+        os._exit(code)   # skip torch's and Triton's slow interpreter shutdown: there is nothing left to save
 
 
 if __name__ == "__main__":
