@@ -107,7 +107,7 @@ def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, wor
     env = child_env(PYTHONDONTWRITEBYTECODE="1")
     progress = progress_fd() if device == "cuda" else None  # timing progress goes to our stderr, live
     try:
-        warm = worker.current()
+        warm = worker.current(device)
         proc = warm.spawn(args, str(path.parent), env, log.fileno(), progress) if warm is not None else None
         if proc is None:
             if progress is not None:

@@ -1,28 +1,32 @@
 """A warm grading worker: torch and Triton imported once, a fresh fork per grade.
 
     with worker.warm():          # drill grade --watch, drill mock, the test session
-        runner.grade(...)        # the grade's child processes are forks of the warm process
+        runner.grade(...)        # the grade's child processes are forks of a warm process
 
 What runs, in order:
-1. `warm()` starts `python -m grader.worker --fd N` (its own session) with one end of a Unix socket. That process
-   imports torch, Triton, numpy and the grader's modules, and nothing else: no learner code, no TRITON_INTERPRET,
-   no CUDA (it never asks torch about CUDA; on a GPU the device check happens in each fork), no torch op (so no
-   thread pool; OpenBLAS is held to one thread). It checks it has exactly one thread, then says "ready".
+1. `warm()` starts `python -m grader.worker --fd N` (its own session) with one end of a Unix socket: one warm
+   process for the interpreter runs and, on a machine with an NVIDIA driver, one for the CUDA runs. Two, because
+   Triton's own library (tl.sum, tl.max, tl.sigmoid, tl.cdiv: triton/language/standard.py) is made of `@jit`
+   functions that become interpreted or compiled when `triton.language` is imported: the interpreter's warm process
+   imports Triton with TRITON_INTERPRET=1, the CUDA one without (a fork cannot change it afterwards). Each imports
+   torch, Triton, numpy and the grader's modules, and nothing else: no learner code, no CUDA (it never asks torch
+   about CUDA; the device check happens in each fork), no torch op (so no thread pool; OpenBLAS is held to one
+   thread). It checks it has exactly one thread, then says "ready".
 2. For each child run of a grade, the parent sends the child's arguments, working folder, environment and two
    open files (the log for the child's stdout/stderr, and the terminal for live progress) over the socket.
 3. The warm process forks. The fork calls setsid() (its own process group, like `start_new_session=True`), then
    says so; only then is its pid handed to the parent, so a kill of the group can never miss it. In the fork:
    stdin is /dev/null, stdout and stderr the log, every other inherited descriptor closed, signal handlers back to
    Python's defaults, the random generators re-seeded, the environment, folder, sys.argv and sys.path[0] those a
-   cold child would have. Then the same code as a cold child, `grader.child.run`: TRITON_INTERPRET (interpreter
-   run only) and the interpreter hooks, CUDA (CUDA run only), the learner's import, the calls, the result file.
+   cold child would have. Then the same code as a cold child, `grader.child.run`: the interpreter hooks
+   (interpreter run) or CUDA (CUDA run), the learner's import, the calls, the result file.
 4. The warm process reaps the fork and sends its exit status. The parent treats the fork like a Popen: the same
    timeout, SIGUSR1 for the faulthandler's stuck-line report, SIGKILL to the process group, the same result file.
 
-A fork that hangs or crashes ends only that grade. The parent ends the worker on exit, Ctrl-C, SIGTERM or SIGHUP
-(every live fork's group, then the warm process); the warm process ends its forks and itself when the socket
-closes (the parent died), and each fork has PR_SET_PDEATHSIG so it dies with the warm process. When the worker
-cannot start or refuses a request, the grade runs today's cold child (`python -m grader.child`).
+A fork that hangs or crashes ends only that grade. The parent ends the workers on exit, Ctrl-C, SIGTERM or SIGHUP
+(every live fork's group, then the warm process); a warm process ends its forks and itself when the socket closes
+(the parent died), and each fork has PR_SET_PDEATHSIG so it dies with the warm process. When a worker cannot start
+or refuses a request, the grade runs today's cold child (`python -m grader.child`). DRILL_NO_WORKER=1: always cold.
 """
 from __future__ import annotations
 
@@ -91,10 +95,14 @@ class ForkedChild:
 class Worker:
     """The parent's handle on one warm process. Thread-safe: mock grades several files on background threads."""
 
-    def __init__(self, python: str = sys.executable):
+    def __init__(self, interpret: bool = True, python: str = sys.executable):
         self.python = python
+        self.interpret = interpret
         self.env = child_env(PYTHONDONTWRITEBYTECODE="1", **WARM_ENV)
-        self.env.pop("TRITON_INTERPRET", None)   # set only in a fork, only for the interpreter run
+        if interpret:   # Triton's library @jit functions are made when it is imported (module docstring)
+            self.env["TRITON_INTERPRET"] = "1"
+        else:
+            self.env.pop("TRITON_INTERPRET", None)
         self.proc: subprocess.Popen | None = None
         self.sock: socket.socket | None = None
         self.ready = threading.Event()
@@ -246,29 +254,58 @@ def _kill_group(pid: int | None) -> None:
             os.killpg(pid, signal.SIGKILL)
 
 
-_current: Worker | None = None
+class Workers:
+    """The warm processes of one `warm()` block: the interpreter's, and the CUDA one on a machine with a driver."""
+
+    def __init__(self, by_device: dict):
+        self.by_device = by_device
+
+    @classmethod
+    def start(cls, cuda: bool) -> "Workers":
+        by_device = {"cpu": Worker(interpret=True).start()}
+        if cuda:
+            by_device["cuda"] = Worker(interpret=False).start()
+        return cls(by_device)
+
+    def get(self, device: str) -> Worker | None:
+        return self.by_device.get(device)
+
+    def usable(self, timeout: float = READY_TIMEOUT_S) -> bool:
+        return all(w.usable(timeout) for w in self.by_device.values())
+
+    def status(self) -> dict:
+        return {d: w.status() for d, w in self.by_device.items()}
+
+    def close(self) -> None:
+        for w in self.by_device.values():
+            w.close()
 
 
-def current() -> Worker | None:
-    """The worker grades use now (set by `warm`), or None: cold children."""
-    return _current
+_current: Workers | None = None
+
+
+def current(device: str = "cpu") -> Worker | None:
+    """The worker that forks grading processes for `device` now (set by `warm`), or None: cold children."""
+    return _current.get(device) if _current is not None else None
 
 
 @contextlib.contextmanager
 def warm(enabled: bool = True):
-    """Grades inside use one warm worker; it is ended on the way out, however that happens. Nested uses share the
-    outer worker. DRILL_NO_WORKER=1 (or enabled=False) keeps today's cold children."""
+    """Grades inside run in forks of warm processes, ended on the way out however that happens. Nested uses share
+    the outer ones. DRILL_NO_WORKER=1 (or enabled=False) keeps today's cold children."""
     global _current
     if _current is not None or not enabled or os.environ.get("DRILL_NO_WORKER") or not hasattr(os, "fork"):
         yield _current
         return
-    w = Worker().start()
-    _current = w
+    from .runner import nvidia_driver_present
+
+    workers = Workers.start(cuda=nvidia_driver_present())
+    _current = workers
     try:
-        yield w
+        yield workers
     finally:
         _current = None
-        w.close()
+        workers.close()
 
 
 class Terminated(KeyboardInterrupt):
@@ -320,6 +357,7 @@ def serve(sock: socket.socket) -> int:
     """The warm process: import, say ready, then fork one grading process per request until the socket closes."""
     import importlib
 
+    interpret = os.environ.get("TRITON_INTERPRET") == "1"  # decided by the parent, before Triton is imported
     started = time.perf_counter()
     try:
         for name in WARM_IMPORTS:
@@ -328,6 +366,7 @@ def serve(sock: socket.socket) -> int:
         _send(sock, {"ready": False, "error": f"import failed: {type(e).__name__}: {e}"[:500]})
         return 1
     import torch
+    import triton.language as tl
     threads = thread_count()
     if threads != 1:  # a fork copies only the calling thread: another one holding a lock would deadlock the fork
         _send(sock, {"ready": False, "error": f"{threads} threads after the imports; forking is not safe"})
@@ -336,7 +375,7 @@ def serve(sock: socket.socket) -> int:
     gc.freeze()   # the imported world is never collected: forks neither scan it nor copy its pages for the GC
     _send(sock, {"ready": True, "pid": os.getpid(), "imports_s": round(time.perf_counter() - started, 3),
                  "torch": torch.__version__, "cuda_initialized": bool(torch.cuda.is_initialized()),
-                 "threads": threads})
+                 "threads": threads, "interpret": interpret, "tl_sum": type(tl.sum).__name__})
     live: dict[int, tuple[int, int | None]] = {}   # pid -> (request id, pidfd)
     sel = selectors.DefaultSelector()
     sel.register(sock, selectors.EVENT_READ, "request")
@@ -358,7 +397,7 @@ def serve(sock: socket.socket) -> int:
                         return 0
                     if not data:
                         return 0   # the parent is gone
-                    _fork_one(sock, sel, json.loads(data), fds, live)
+                    _fork_one(sock, sel, json.loads(data), fds, live, interpret)
                 else:
                     _reap(sock, sel, key.data, live, block=True)
             if polling:
@@ -378,13 +417,17 @@ def _send(sock: socket.socket, msg: dict) -> None:
         sock.send(json.dumps(msg).encode())
 
 
-def _fork_one(sock, sel, req: dict, fds: list[int], live: dict) -> None:
+def _fork_one(sock, sel, req: dict, fds: list[int], live: dict, interpret: bool) -> None:
     rid = req.get("id")
+    argv = list(req.get("argv", []))
+    device = argv[argv.index("--device") + 1] if "--device" in argv[:-1] else None
     threads = thread_count()
-    if threads != 1:
+    problem = f"{threads} threads in the warm process" if threads != 1 else \
+        None if (device == "cpu") == interpret else f"a {device} run sent to the wrong warm process"
+    if problem:
         for fd in fds:
             os.close(fd)
-        _send(sock, {"id": rid, "refused": f"{threads} threads in the warm process"})
+        _send(sock, {"id": rid, "refused": problem})
         return
     sys.stdout.flush()
     sys.stderr.flush()

@@ -14,8 +14,8 @@ def grading_worker():
     cold children sets `worker._current` to None; DRILL_NO_WORKER=1 runs the whole suite cold."""
     from grader import worker
 
-    with worker.warm() as w:
-        yield w
+    with worker.warm() as workers:
+        yield workers
 
 
 @pytest.fixture(autouse=True)

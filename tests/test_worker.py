@@ -59,7 +59,7 @@ def cold(monkeypatch):
 @pytest.fixture
 def warm_worker():
     """The session's worker (tests/conftest.py)."""
-    w = worker.current()
+    w = worker.current("cpu")
     if w is None:
         pytest.skip("DRILL_NO_WORKER is set: every grade runs cold")
     assert w.usable(), w.status()
@@ -70,18 +70,43 @@ def warm_worker():
 def own_worker(monkeypatch):
     """A worker of this test's own (a test may end it, or it may be killed)."""
     monkeypatch.setattr(worker, "_current", None)
-    with worker.warm() as w:
-        assert w is not None and w.usable(), w.status() if w else "no worker"
+    with worker.warm() as workers:
+        w = workers.get("cpu")
+        assert w.usable(), w.status()
         yield w
 
 
 def test_the_warm_process_is_clean_before_any_fork(warm_worker):
     info = warm_worker.status()
     assert info["threads"] == 1 and info["cuda_initialized"] is False
-    environ = Path(f"/proc/{info['pid']}/environ").read_bytes().split(b"\0")
-    assert not any(e.startswith(b"TRITON_INTERPRET=") for e in environ)  # set only in the forks
     maps = Path(f"/proc/{info['pid']}/maps").read_text()
     assert "libcuda" not in maps  # never touched the CUDA driver (on a GPU machine: never initialised CUDA)
+    assert not any("learner_submission" in ln or "/tmp/" in ln for ln in maps.splitlines())
+
+
+@pytest.mark.slow
+def test_one_warm_process_per_mode_because_tritons_library_is_jitted_at_import(warm_worker, monkeypatch):
+    """tl.sum, tl.sigmoid, tl.cdiv are @jit functions made when triton.language is imported: interpreted in the
+    interpreter's warm process, compiled in the CUDA one. A kernel calling them runs in the interpreter run."""
+    assert warm_worker.status()["interpret"] and warm_worker.status()["tl_sum"] == "InterpretedFunction"
+    environ = Path(f"/proc/{warm_worker.status()['pid']}/environ").read_bytes().split(b"\0")
+    assert b"TRITON_INTERPRET=1" in environ
+    compiled = worker.Worker(interpret=False).start()
+    try:
+        assert compiled.usable(), compiled.status()
+        info = compiled.status()
+        assert not info["interpret"] and info["tl_sum"] == "JITFunction" and not info["cuda_initialized"]
+        environ = Path(f"/proc/{info['pid']}/environ").read_bytes().split(b"\0")
+        assert not any(e.startswith(b"TRITON_INTERPRET=") for e in environ)
+        log = open(os.devnull, "wb")
+        assert compiled.spawn(["--device", "cpu", "--file", "x", "--drill", "mask", "--out", "y"], "/",
+                              dict(compiled.env), log.fileno()) is None  # an interpreter run is refused there
+        log.close()
+    finally:
+        compiled.close()
+    for name in ("row_sum", "gelu"):  # tl.sum / tl.sigmoid inside the learner's kernel
+        v = runner.grade(ROOT / "solutions" / f"{name}.py", device="cpu")
+        assert v.passed, (name, v.diagnosis, v.detail)
 
 
 @pytest.mark.slow
@@ -177,7 +202,7 @@ def test_no_worker_means_cold_children(tmp_path, monkeypatch):
     monkeypatch.setattr(worker, "_current", None)
     w = worker.Worker(python=str(tmp_path / "no-python-here")).start()
     assert not w.usable(timeout=5) and w.failure
-    monkeypatch.setattr(worker, "_current", w)
+    monkeypatch.setattr(worker, "_current", worker.Workers({"cpu": w}))
     v = runner.grade(ROOT / "solutions" / "vector_add.py", device="cpu")
     assert v.passed and v.info["cpu"]["phases"]["imports_s"] > 0.3  # a cold child imported torch itself
     w.close()
