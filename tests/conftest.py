@@ -26,3 +26,27 @@ def drill_home(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("DRILL_LANG", raising=False)
     return home
+
+
+_VERDICTS: dict = {}
+
+
+@pytest.fixture(scope="session")
+def verdict_of():
+    """runner.grade for the shipped files (tests/submissions, solutions/): each (file content, arguments) is graded
+    once per session and the same verdict object handed to every test that asks (grades are deterministic: fixed
+    seeds). Several test files check different things about the same verdict; none is weaker for sharing it."""
+    import hashlib
+
+    from grader import runner
+    from grader.static import drill_of
+
+    def grade(path, drill=None, device="cpu", seed=0, timeout=None):
+        path = Path(path).resolve()
+        data = path.read_bytes()
+        drill = drill or drill_of(data.decode("utf-8", "replace"))  # the file's own `# drill:` line: same grade
+        key = (str(path), hashlib.sha256(data).hexdigest(), drill, device, seed, timeout)
+        if key not in _VERDICTS:
+            _VERDICTS[key] = runner.grade(path, drill=drill, device=device, seed=seed, timeout=timeout)
+        return _VERDICTS[key]
+    return grade

@@ -32,9 +32,9 @@ def test_every_new_category_has_a_known_wrong_submission():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", DRILLS)
-def test_reference_solution_passes_within_budget(name):
+def test_reference_solution_passes_within_budget(name, verdict_of):
     spec = drills.get_spec(name)
-    v = runner.grade(spec.solution_path, drill=name, device="cpu")
+    v = verdict_of(spec.solution_path, drill=name, device="cpu")
     assert v.passed, (name, v.diagnosis, v.detail)
     assert v.elapsed_s < 20  # ~3-5 s on an idle 2-core machine; generous for a loaded CI box
 
