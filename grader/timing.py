@@ -163,14 +163,15 @@ def bench_ms(fn, warmup=WARMUP_MS, rep=REP_MS) -> float:
     return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
 
 
-def best_copy(n: int, rounds: int = 1, warmup=WARMUP_MS, rep=REP_MS) -> dict:
+def best_copy(n: int, rounds: int = 1, warmup=WARMUP_MS, rep=REP_MS, device: str = "cuda") -> dict:
     """The faster of x.clone() and a Triton copy kernel (each config in grader.copy_kernel) at n float32:
     {kind, ms, gbps (read + write counted), all_ms}."""
     import torch
 
-    from .copy_kernel import CONFIGS, triton_copy
+    from . import copy_kernel
 
-    x = torch.empty(n, device="cuda", dtype=torch.float32).normal_()
+    CONFIGS, triton_copy = copy_kernel.CONFIGS, copy_kernel.triton_copy
+    x = torch.empty(n, device=device, dtype=torch.float32).normal_()
     out = torch.empty_like(x)
     copies = {"x.clone()": lambda: x.clone()}
     for block, warps in CONFIGS:
