@@ -291,6 +291,9 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
             card = M.run(mock, StdinInput(), poll_s=0.25, on_tick=ui.status)
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM/SIGHUP (grader.worker.Terminated)
         runner.kill_children()  # grades still running on their threads
+        deadline = time.monotonic() + 3  # their processes are dead: let them remove their temporary folders
+        while any(t.job is not None and not t.job.done() for t in tasks) and time.monotonic() < deadline:
+            time.sleep(0.02)
         ui.say("")
         ui.say(tr("abandoned", lang), style="yellow")
         return getattr(e, "exit_code", 130)

@@ -1,4 +1,5 @@
-"""The child process that runs the learner's code. Started by `grader.runner`; never imported by the parent.
+"""The child process that runs the learner's code. Started by `grader.runner`; never imported by the CLI's parent
+process. The warm worker (grader.worker) imports it once and calls `run` in a fresh fork for each grade.
 
     python -m grader.child --file F --drill NAME --device cpu|cuda --seed S --out RESULT.json
 

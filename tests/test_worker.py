@@ -325,3 +325,41 @@ def test_watch_ends_its_worker_and_forks_on_a_signal(tmp_path, sig, code):
         time.sleep(0.05)
     assert _marked_processes(marker) == []
     assert list(tmp.iterdir()) == []  # the grade's temporary folder went with it
+
+
+@pytest.mark.slow
+def test_mock_ends_its_worker_and_forks_on_sigterm(tmp_path):
+    marker = uuid.uuid4().hex
+    folder = tmp_path / "interview"
+    started = tmp_path / "started"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(runner.child_env(), TMPDIR=str(tmp), NO_COLOR="1", DRILL_TEST_MARKER=marker, DRILL_FORCE_CPU="1",
+               DRILL_HOME=str(tmp_path / "home"), DRILL_LANG="en")
+    proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "mock", "--minutes", "5", "--questions", "0",
+                             "--seed", "0", "--dir", str(folder)], cwd=str(tmp_path), env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        end = time.monotonic() + 60
+        while not list(folder.glob("*.py")) and time.monotonic() < end:
+            time.sleep(0.05)
+        task = next(folder.glob("*.py"))
+        name = task.read_text().splitlines()[0]
+        task.write_text(f"{name}\nopen({str(started)!r}, 'w').close()\nimport time\ntime.sleep(300)\n")  # a save
+        end = time.monotonic() + 120
+        while not started.exists() and time.monotonic() < end:
+            time.sleep(0.05)
+        assert started.exists(), "the saved file was never graded"
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 143, out.decode(errors="replace")[-2000:]
+    deadline = time.monotonic() + 5
+    while _marked_processes(f"DRILL_TEST_MARKER={marker}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _marked_processes(f"DRILL_TEST_MARKER={marker}") == []
+    assert list(tmp.iterdir()) == []
