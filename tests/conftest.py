@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -28,25 +29,48 @@ def drill_home(tmp_path, monkeypatch):
     return home
 
 
-_VERDICTS: dict = {}
-
-
-@pytest.fixture(scope="session")
-def verdict_of():
+class Verdicts:
     """runner.grade for the shipped files (tests/submissions, solutions/): each (file content, arguments) is graded
-    once per session and the same verdict object handed to every test that asks (grades are deterministic: fixed
-    seeds). Several test files check different things about the same verdict; none is weaker for sharing it."""
-    import hashlib
+    once per session and the same verdict handed to every test that asks (grades are deterministic: fixed seeds);
+    several test files check different things about the same verdict, and none is weaker for sharing it.
 
-    from grader import runner
-    from grader.static import drill_of
+    `prefetch` queues a module's grades up front; GRADE_THREADS of them run at a time (each is a fork of the warm
+    worker, single-threaded: two keep a 2-core machine busy while the tests wait for their verdicts)."""
 
-    def grade(path, drill=None, device="cpu", seed=0, timeout=None):
+    def __init__(self, threads: int):
+        from concurrent.futures import ThreadPoolExecutor
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="grade")
+        self.futures: dict = {}
+
+    def _submit(self, path, drill=None, device="cpu", seed=0, timeout=None):
+        import hashlib
+
+        from grader import runner
+        from grader.static import drill_of
+
         path = Path(path).resolve()
         data = path.read_bytes()
         drill = drill or drill_of(data.decode("utf-8", "replace"))  # the file's own `# drill:` line: same grade
         key = (str(path), hashlib.sha256(data).hexdigest(), drill, device, seed, timeout)
-        if key not in _VERDICTS:
-            _VERDICTS[key] = runner.grade(path, drill=drill, device=device, seed=seed, timeout=timeout)
-        return _VERDICTS[key]
-    return grade
+        if key not in self.futures:
+            self.futures[key] = self.pool.submit(runner.grade, path, drill=drill, device=device, seed=seed,
+                                                 timeout=timeout)
+        return self.futures[key]
+
+    def __call__(self, path, **kwargs):
+        return self._submit(path, **kwargs).result()
+
+    def prefetch(self, requests) -> None:
+        """[(path, kwargs)]: start grading these now, in the background."""
+        for path, kwargs in requests:
+            self._submit(path, **kwargs)
+
+
+GRADE_THREADS = int(os.environ.get("DRILL_TEST_GRADE_THREADS", min(2, os.cpu_count() or 1)))
+
+
+@pytest.fixture(scope="session")
+def verdict_of(grading_worker):
+    verdicts = Verdicts(GRADE_THREADS)
+    yield verdicts
+    verdicts.pool.shutdown(wait=True, cancel_futures=True)

@@ -34,6 +34,7 @@ CASES = submissions() + [(ROOT / "solutions" / "fuse.py", "pass"), (ROOT / "solu
 @pytest.fixture(scope="module")
 def verdicts(verdict_of):
     """Every case's verdict, graded once per session (tests/conftest.py: test_submissions checks the same files)."""
+    verdict_of.prefetch([(p, {"device": "cpu"}) for p, _ in CASES])
     return {p: verdict_of(p, device="cpu") for p, _ in CASES}
 
 
