@@ -1,7 +1,9 @@
 """The parent side of a grade: static checks, the child process(es) with a timeout, and the merged verdict.
 
 The parent never imports the learner's file. On a GPU the CUDA run and an interpreter run (lane-exact memory
-checks on fewer seeds) go side by side, so CPU and CUDA verdicts rest on the same memory evidence.
+checks on fewer seeds) go side by side, so CPU and CUDA verdicts rest on the same memory evidence. Each run is a
+cold `python -m grader.child`, or, inside `grader.worker.warm()`, a fork of a warm process (same code, same
+isolation, no torch import).
 """
 from __future__ import annotations
 
