@@ -1,6 +1,6 @@
 """`drill grade --watch FILE`: grade, then grade again on every save (mtime polling) or on Enter; Ctrl-C stops.
 
-No file-watching dependency: the file's (mtime, size) is polled ten times a second (a stat call each), and a change
+No file-watching dependency: the file's (mtime, size) is polled twenty times a second (a stat call each), and a change
 is graded once the stamp has held still for SETTLE_S (an editor's write is then complete). Grades run in forks of
 a warm worker (grader.worker: torch and Triton are imported once, not per save). The exit code is the last grade's;
 Ctrl-C during a grade (or before the first one ends) exits 130; SIGTERM/SIGHUP end the worker and exit 128+signal.
@@ -14,7 +14,7 @@ from typing import Callable
 from .mock import EOF, file_stamp
 from .ui import console
 
-POLL_S = 0.1
+POLL_S = 0.05
 SETTLE_S = 0.02
 
 T = {
