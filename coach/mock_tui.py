@@ -287,16 +287,13 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
               oral=human(oral_seconds, lang)), style="bold")
     ui.say(tr("folder", lang, dir=folder))
     try:
-        with worker.ending_signals(), worker.warm():  # every save is graded in a fork of one warm process
+        with worker.warm():  # every save is graded in a fork of one warm process, ended on the way out
             card = M.run(mock, StdinInput(), poll_s=0.25, on_tick=ui.status)
-    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM/SIGHUP (grader.worker.Terminated)
+    except KeyboardInterrupt:
         runner.kill_children()  # grades still running on their threads
-        deadline = time.monotonic() + 3  # their processes are dead: let them remove their temporary folders
-        while any(t.job is not None and not t.job.done() for t in tasks) and time.monotonic() < deadline:
-            time.sleep(0.02)
         ui.say("")
         ui.say(tr("abandoned", lang), style="yellow")
-        return getattr(e, "exit_code", 130)
+        return 130
     card = M.save(store, dict(card, dir=str(folder)))
     ui.say("")
     for table in scorecard_tables(card, lang):

@@ -2,8 +2,8 @@
 
 No file-watching dependency: the file's (mtime, size) is polled twenty times a second (a stat call each), and a change
 is graded once the stamp has held still for SETTLE_S (an editor's write is then complete). Grades run in forks of
-a warm worker (grader.worker: torch and Triton are imported once, not per save). The exit code is the last grade's;
-Ctrl-C during a grade (or before the first one ends) exits 130; SIGTERM/SIGHUP end the worker and exit 128+signal.
+a warm worker (grader.worker: torch and Triton are imported once, not per save). Ctrl-C exits 130, saying the last
+grade's exit code; SIGTERM/SIGHUP (grader.proc.Terminated) end the worker on the way out.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def tr(key, lang, **kw):
 def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
           stamp: Callable = file_stamp, clear: Callable | None = None, say: Callable | None = None,
           poll_s: float = POLL_S, settle: Callable | None = None) -> int:
-    """Loop until Ctrl-C (KeyboardInterrupt); returns the exit code of the last grade.
+    """Loop until Ctrl-C (KeyboardInterrupt), then return 130 (the last grade's exit code is said).
 
     run_once grades and prints (returns its exit code); source.poll(timeout) gives a line, None, or EOF (a closed
     stdin only disables Enter: saves still re-grade).
@@ -44,16 +44,13 @@ def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
     settle = settle or (lambda: None)
     code = None
     seen = None
-    grading = False
 
     def once():
-        nonlocal code, seen, grading
+        nonlocal code, seen
         seen = stamp(path)
         clear()
         say(tr("watching", lang, file=path.name))
-        grading = True
         code = run_once()
-        grading = False
 
     try:
         once()
@@ -73,10 +70,9 @@ def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
             elif now is None and seen is not None:
                 seen = None
                 say(tr("missing", lang, file=path.name))
-    except KeyboardInterrupt as e:  # Ctrl-C, or grader.worker.Terminated (SIGTERM/SIGHUP) with its own code
-        code = getattr(e, "exit_code", None) or (130 if grading or code is None else code)
-        say(tr("stopped", lang, code=code))
-        return code
+    except KeyboardInterrupt:  # Ctrl-C ends the watch: 130, as everywhere; the last grade's code is said
+        say(tr("stopped", lang, code=2 if code is None else code))
+        return 130
 
 
 def watch_cli(file: Path, grade_once: Callable[[], int], lang: str) -> int:
@@ -99,7 +95,7 @@ def watch_cli(file: Path, grade_once: Callable[[], int], lang: str) -> int:
         source = StdinInput()
     except (OSError, ValueError):  # no stdin at all
         source = _NoInput()
-    with worker.ending_signals(), worker.warm():
+    with worker.warm():  # ended on the way out, whatever ends the watch
         return watch(Path(file), grade_once, source, lang=lang, clear=clear, settle=lambda: time.sleep(SETTLE_S))
 
 

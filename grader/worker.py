@@ -308,37 +308,6 @@ def warm(enabled: bool = True):
         workers.close()
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, raised in the main thread so every `finally` (forks, temporary folders) runs. A
-    KeyboardInterrupt, so the paths that already clean up after Ctrl-C clean up after these too."""
-
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-    @property
-    def exit_code(self) -> int:
-        return 128 + self.signum
-
-
-@contextlib.contextmanager
-def ending_signals():
-    """SIGTERM and SIGHUP become `Terminated` while the block runs (main thread only; elsewhere a no-op)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def raise_terminated(signum, frame):
-        raise Terminated(signum)
-
-    old = {s: signal.signal(s, raise_terminated) for s in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-
-
 # -- the warm process -----------------------------------------------------------------------------------------------
 WARM_IMPORTS = ("torch", "triton", "triton.language", "triton.runtime.interpreter", "numpy", "drills",
                 "grader.child", "grader.diagnose", "grader.evaluate", "grader.lanes", "grader.launches",
