@@ -363,3 +363,22 @@ def test_mock_ends_its_worker_and_forks_on_sigterm(tmp_path):
         time.sleep(0.05)
     assert _marked_processes(f"DRILL_TEST_MARKER={marker}") == []
     assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_the_cuda_run_forks_from_the_compiled_warm_process_and_checks_the_device_there(monkeypatch, warm_worker):
+    """As on a GPU machine whose torch has no CUDA: the CUDA run is a fork of the compiled-mode warm process, finds
+    no CUDA in the fork (never in the warm process), and the grade falls back to the interpreter alone."""
+    monkeypatch.setattr(runner, "nvidia_driver_present", lambda: True)
+    compiled = worker.Worker(interpret=False).start()
+    monkeypatch.setattr(worker, "_current", worker.Workers({"cpu": warm_worker, "cuda": compiled}))
+    try:
+        forks = []
+        real_spawn = compiled.spawn
+        monkeypatch.setattr(compiled, "spawn", lambda *a, **kw: forks.append(real_spawn(*a, **kw)) or forks[-1])
+        v = runner.grade(ROOT / "solutions" / "vector_add.py", device="auto")
+        assert forks and forks[0] is not None and forks[0].returncode == 0  # the CUDA run was a fork, and ended
+        assert v.device == "cpu" and v.passed
+        assert not compiled.status()["cuda_initialized"] and compiled.status()["failure"] is None
+    finally:
+        compiled.close()
