@@ -312,8 +312,8 @@ def warm(enabled: bool = True):
 WARM_IMPORTS = ("torch", "triton", "triton.language", "triton.runtime.interpreter", "numpy", "drills",
                 "grader.child", "grader.diagnose", "grader.evaluate", "grader.lanes", "grader.launches",
                 "grader.memory", "grader.torch_watch", "grader.interp_compat", "grader.interp_speed",
-                "grader.libdevice_cpu", "grader.timing", "grader.budget", "triton.testing",
-                "triton.runtime.autotuner")
+                "grader.libdevice_cpu", "grader.timing", "grader.budget", "grader.limits", "grader.compile_check",
+                "triton.testing", "triton.runtime.autotuner", "triton.compiler.compiler", "triton.backends.compiler")
 
 
 def thread_count() -> int:
