@@ -30,11 +30,16 @@ def test_every_new_category_has_a_known_wrong_submission():
     assert "pass" in expected
 
 
+@pytest.fixture(scope="module", autouse=True)
+def graded_in_the_background(verdict_of):
+    verdict_of.prefetch([(drills.get_spec(n).solution_path, {"drill": n, "device": "cpu"}) for n in DRILLS])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", DRILLS)
-def test_reference_solution_passes_within_budget(name):
+def test_reference_solution_passes_within_budget(name, verdict_of):
     spec = drills.get_spec(name)
-    v = runner.grade(spec.solution_path, drill=name, device="cpu")
+    v = verdict_of(spec.solution_path, drill=name, device="cpu")
     assert v.passed, (name, v.diagnosis, v.detail)
     assert v.elapsed_s < 20  # ~3-5 s on an idle 2-core machine; generous for a loaded CI box
 

@@ -22,11 +22,21 @@ def submissions():
         yield pytest.param(path, m.group(1), id=f"{path.parent.name}/{path.stem}")
 
 
+def grade_args(path, expected) -> dict:
+    return {"device": "cpu", "timeout": 5 if expected == "timeout" else None}  # a hang is a hang: 5 s shows it
+
+
+@pytest.fixture(scope="module", autouse=True)
+def graded_in_the_background(verdict_of):
+    """Every grade of this module starts now (two at a time); each test waits for its own verdict."""
+    verdict_of.prefetch([(p.values[0], grade_args(*p.values)) for p in submissions()] +
+                        [(drills.get_spec(n).solution_path, {"drill": n, "device": "cpu"}) for n in drills.names()])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path,expected", list(submissions()))
-def test_submission_gets_its_category(path, expected):
-    timeout = 15 if expected == "timeout" else None
-    v = runner.grade(path, device="cpu", timeout=timeout)
+def test_submission_gets_its_category(path, expected, verdict_of):
+    v = verdict_of(path, **grade_args(path, expected))
     got = "pass" if v.passed else v.diagnosis
     assert got == expected, f"{path.name}: expected {expected}, got {got} ({v.detail})"
     if expected != "pass":
@@ -36,9 +46,9 @@ def test_submission_gets_its_category(path, expected):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", drills.names())
-def test_reference_solution_passes(name):
+def test_reference_solution_passes(name, verdict_of):
     spec = drills.get_spec(name)
-    v = runner.grade(spec.solution_path, drill=name, device="cpu")
+    v = verdict_of(spec.solution_path, drill=name, device="cpu")
     assert v.passed, (name, v.diagnosis, v.detail)
     assert v.elapsed_s < 60
 
