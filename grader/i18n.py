@@ -429,7 +429,7 @@ CHECK_NAMES_ZH = {
     "values match the float64 reference": "数值与 float64 参考一致", "second call gets a fresh output": "第二次调用得到新的输出",
     "holes filled": "空位已填", "file": "文件", "finishes in time": "按时结束", "runs without crashing": "运行不崩溃",
     "faster than eager (CUDA)": "比 eager 快（CUDA）", "bytes moved within the fused model": "搬运字节不超过融合模型",
-    "stores only the output": "只 store 输出本身",
+    "stores only the output": "只 store 输出本身", "no program's work wasted": "没有 program 做无用功",
     "grid capped, each tile stored once": "grid 有上限，每块 tile 只写一次",
     "autotuned over BLOCK and num_warps": "autotune 覆盖不同的 BLOCK 和 num_warps",
     "import": "导入文件", "entry": "入口函数", "grade": "评测", "device": "设备",

@@ -422,6 +422,7 @@ CHECKS = (
      and not (c.get("detail") or {}).get("refused")),  # a launch the device refused wrote nothing, by design
     ("values match the float64 reference", lambda c: bool(c.get("wrong"))),
     ("second call gets a fresh output", lambda c: bool(c.get("stale"))),
+    ("no program's work wasted", lambda c: bool((c.get("detail") or {}).get("wasted"))),
 )
 
 

@@ -87,9 +87,10 @@ def test_programs_over_the_cap_is_persistent():
     assert classify(_ev(), None, {"max_programs": 16})[0] is None
 
 
-def test_duplicate_stores_with_right_values_fail_only_under_a_cap():
+def test_duplicate_stores_with_right_values_fail_under_a_cap_and_without_one():
     assert classify(_ev(duplicates=1024), None, {"max_programs": 16})[0] == "persistent"
-    assert classify(_ev(duplicates=1024), None, {})[0] is None
+    # no cap: tiles that overlap are the offsets (a grid far larger than the tiles would be `grid`)
+    assert classify(_ev(duplicates=1024), None, {})[0] == "offsets"
 
 
 def test_memory_errors_come_before_the_cap():

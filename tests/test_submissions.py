@@ -1,7 +1,8 @@
 """The grader graded: known-wrong submissions fail with their named category, correct variants pass.
 
-Each file in tests/submissions/{wrong,correct} says `# drill: NAME` and `# expect: CATEGORY|pass` on its first lines.
-Every reference solution passes, and every untouched skeleton fails with `hole`.
+Each file in tests/submissions/*/ says `# drill: NAME` and `# expect: CATEGORY|pass` on its first lines; a blind
+tester's file may add `# also-ok: CATEGORY` where two categories name the same mistake. Every reference solution
+passes, and every untouched skeleton fails with `hole`.
 """
 import re
 from pathlib import Path
@@ -13,6 +14,12 @@ from grader import runner
 
 HERE = Path(__file__).parent / "submissions"
 EXPECT = re.compile(r"^#\s*expect:\s*(\S+)", re.MULTILINE)
+ALSO_OK = re.compile(r"^#\s*also-ok:\s*(.+)$", re.MULTILINE)
+
+
+def also_ok(path) -> set:
+    m = ALSO_OK.search(path.read_text(encoding="utf-8"))
+    return {c.strip() for c in m.group(1).split(",")} if m else set()
 
 
 def submissions():
@@ -38,7 +45,7 @@ def graded_in_the_background(verdict_of):
 def test_submission_gets_its_category(path, expected, verdict_of):
     v = verdict_of(path, **grade_args(path, expected))
     got = "pass" if v.passed else v.diagnosis
-    assert got == expected, f"{path.name}: expected {expected}, got {got} ({v.detail})"
+    assert got == expected or got in also_ok(path), f"{path.name}: expected {expected}, got {got} ({v.detail})"
     if expected != "pass":
         assert not v.passed
         assert v.checks and any(not c["passed"] for c in v.checks)

@@ -1,5 +1,7 @@
 # drill: autotune
 # expect: autotune
+# also-ok: grid
+# note (lead): the project names a grid that ignores meta `grid` (the hole to fix) when tiles go unwritten, `autotune` when the values still pass
 # style: autotune added but the old fixed grid kept: grid = (triton.cdiv(n, 1024),)
 # why: the grid ignores the BLOCK_SIZE the tuner picks: with the 512 config half of the tiles get no program (tail unwritten), with 2048 most programs are empty.
 import torch
