@@ -44,10 +44,10 @@ NEGATION = re.compile(
 REBUTTAL = re.compile(
     r"\b(?:is|are|was|that's|which is|it's)\s+(?:wrong|incorrect|false|a myth|misleading|not true|"
     r"not a (?:general )?rule)\b|\b(?:isn't|is not|not)\s+(?:true|a (?:general )?rule|right|correct)\b|"
-    r"\b(?:doesn't|does not|don't|do not|no longer)\s+(?:hold|exist)|\bonly\s+(?:works|holds|true|right|applies|"
+    r"\b(?:doesn't|does not|don't|do not|no longer)\s+(?:hold|exist)|\b(?:is|are)\s+(?:gone|removed)\b|\bno longer\b|\bonly\s+(?:works|holds|true|right|applies|"
     r"for|in)\b|\bexcept\b|\bunless\b|\bis a (?:classic )?bug\b|\btoo (?:small|large|big)\b|'s wrong\b|"
     r"不对|是错的|错了|不成立|不准确|是误解|误导|只在|只对|只有在|不是规律|不是规则|不是普遍|不存在|已经没有|除了|除非|"
-    r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是", re.I)
+    r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了", re.I)
 
 
 def normalise(text: str) -> str:

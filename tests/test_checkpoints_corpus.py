@@ -47,7 +47,7 @@ def test_every_checkpoint_has_five_answers_of_each_kind_in_both_languages():
                 assert len(answers) >= 5 and len(set(answers)) == len(answers), (cid, lang, kind)
 
 
-@pytest.mark.parametrize("folder", [ORAL], ids=["corpus"])
+@pytest.mark.parametrize("folder", [ORAL, ORAL / "holdout"], ids=["corpus", "holdout"])
 def test_rates_meet_the_goal(folder):
     corpus = load(folder)
     assert corpus, folder
@@ -59,7 +59,7 @@ def test_rates_meet_the_goal(folder):
     assert wrong <= GOAL_WRONG, f"{wrong:.1%} of wrong answers pass\n{misses}"
 
 
-def _test_holdout_answers_are_not_in_the_tuning_corpus():
+def test_holdout_answers_are_not_in_the_tuning_corpus():
     tuning = {a for d in load(ORAL).values() for lang in LANGS for k in ("right", "wrong") for a in d[lang][k]}
     for cid, d in load(ORAL / "holdout").items():
         assert cid in checkpoints(), cid
