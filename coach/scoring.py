@@ -40,13 +40,13 @@ NEGATION = re.compile(
     r"\b(?:not|no|neither|nor|never|nothing|none|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|won't|can't|cannot|"
     r"shouldn't|wouldn't|unlike|instead of|rather than|wrongly|incorrectly|myth|misconception|avoid)\b"
     r"|不是|并不|并非|不对|错误|错的|而不是|不会|没有|误以为|(?<!可)以为|别再?|不要|不能说|不一定|并没有|不用|无需|"
-    r"不需要|不能|不必|从不|从来不|永远不|绝不|不再|没法|无法|避免", re.I)
+    r"不需要|不能|不必|从不|从来不|从来没|永远不|绝不|不再|没法|无法|避免|没(?=\s*(?:更|有|用|必要))", re.I)
 REBUTTAL = re.compile(
     r"\b(?:is|are|was|that's|which is|it's)\s+(?:wrong|incorrect|false|a myth|misleading|not true|"
-    r"not a (?:general )?rule)\b|\b(?:isn't|is not|not)\s+(?:true|a (?:general )?rule|right|correct)\b|"
+    r"not a (?:general |real |hard )?rule)\b|\b(?:isn't|is not|not)\s+(?:true|a (?:general |real |hard )?rule|right|correct)\b|"
     r"\b(?:doesn't|does not|don't|do not|no longer)\s+(?:hold|exist)|\b(?:is|are)\s+(?:gone|removed)\b|\bno longer\b|\bonly\s+(?:works|holds|true|right|applies|"
     r"for|in)\b|\bexcept\b|\bunless\b|\bis a (?:classic )?bug\b|\btoo (?:small|large|big)\b|'s wrong\b|"
-    r"不对|是错的|错了|不成立|不准确|是误解|误导|只在|只对|只有在|不是规律|不是规则|不是普遍|不存在|已经没有|除了|除非|"
+    r"不对|是错的|错了|不成立|不准确|是误解|误导|只在|只对|只有在|不是(?:真的|真正的)?(?:规律|规则)|不是普遍|不存在|已经没有|除了|除非|"
     r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了", re.I)
 
 

@@ -1,4 +1,4 @@
-"""The oral corpus (tests/oral/*.yaml, tests/oral/holdout/*.yaml): answers as candidates say them, accepted or not.
+"""The oral corpus (tests/oral/*.yaml, tests/oral/holdout*/*.yaml): answers as candidates say them, accepted or not.
 
 tests/oral/*.yaml was written before the matchers, which were then adjusted with general synonyms. holdout/ was
 written after, in other voices, measured, then used for general fixes; holdout2/ was written after those and measured
