@@ -70,7 +70,7 @@ def start(name, path, force, lang):
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the generated inputs.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, help="Seconds before the grade is killed (default: the drill's).")
 @click.option("--watch", is_flag=True, help="Grade again on every save (polls the file's modification time) or on "
-                                            "Enter; Ctrl-C stops, with the last grade's exit code.")
+                                            "Enter; Ctrl-C stops (exit code 130; the last grade's result is said).")
 @lang_option
 def grade(file, drill_name, device, as_json, seed, timeout, watch, lang):
     """Grade FILE against eager PyTorch. Exit code: 0 pass, 1 fail, 2 usage or unreadable file."""
@@ -212,5 +212,27 @@ def inductor(name, file, raw, save, quiz, answers, device, backend, cold, timeou
                                    cold=cold, timeout=timeout, answers=parsed))
 
 
+def run() -> None:
+    """The `drill` entry point: click in non-standalone mode, so that Ctrl-C exits 130 (click would say
+    "Aborted!" and exit 1) and SIGTERM / SIGHUP end every child process group and scratch folder, then exit
+    128 + the signal's number."""
+    from grader.proc import Terminated, end_all, raise_on_termination
+
+    raise_on_termination()
+    try:
+        code = main.main(standalone_mode=False)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        end_all()
+        click.echo("", err=True)
+        sys.exit(130)
+    except Terminated as t:
+        end_all()
+        sys.exit(128 + t.signum)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
 if __name__ == "__main__":
-    main()
+    run()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 from rich.syntax import Syntax
@@ -130,6 +131,10 @@ def solution(name: str) -> int:
     spec = _spec_or_usage(name)
     if spec is None:
         return EXIT_USAGE
-    console().print(Syntax(spec.solution_path.read_text(encoding="utf-8"), "python", line_numbers=False,
-                           theme="ansi_dark"))
+    text = spec.solution_path.read_text(encoding="utf-8")
+    if not sys.stdout.isatty():  # `drill solution NAME > f.py`: the file byte for byte, no wrapping or styling
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return EXIT_OK
+    console().print(Syntax(text, "python", line_numbers=False, theme="ansi_dark"), soft_wrap=True)
     return EXIT_OK

@@ -12,13 +12,12 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.data import numel_of
-from grader.proc import child_env, kill_group
+from grader.proc import child_env, kill_group, reaped, scratch_dir, spawn
 from grader.spec import ROOT
 
 DEFAULT_TIMEOUT_S = 600.0  # a cold C++ compile on a 2-core machine takes ~20 s; be generous, never hang
@@ -40,19 +39,21 @@ def pick_size(sizes):
 def run_capture(drill: str, device: str = "cpu", backend: str = "auto", cold: bool = False,
                 timeout: float = DEFAULT_TIMEOUT_S) -> dict:
     """Compile in a child process. Always returns a dict; on failure it has `error` (type, message)."""
-    with tempfile.TemporaryDirectory(prefix="drill-inductor-") as work:
+    with scratch_dir("drill-inductor-") as work:
         out = os.path.join(work, "capture.json")
         log_path = os.path.join(work, "log.txt")
+        # A cold compile's fresh caches live in our scratch folder: removed with it, even if the child is killed.
         cmd = [sys.executable, "-m", "coach.inductor_child", "--drill", drill, "--out", out, "--device", device,
-               "--backend", backend] + (["--cold"] if cold else [])
+               "--backend", backend] + (["--cold", os.path.join(work, "cache")] if cold else [])
         env = child_env(PYTHONDONTWRITEBYTECODE="1")
         started = time.monotonic()
         with open(log_path, "w+b") as log:
-            proc = subprocess.Popen(cmd, cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
+            proc = spawn(cmd, cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL, stdout=log,
+                         stderr=subprocess.STDOUT)
             timed_out = False
             try:
                 proc.wait(timeout=timeout)
+                reaped(proc)
             except subprocess.TimeoutExpired:
                 timed_out = True
                 kill_group(proc)

@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 import traceback
 
@@ -246,19 +245,20 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True)
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--backend", choices=["auto", "triton", "cpp"], default="auto")
-    p.add_argument("--cold", action="store_true", help="fresh Inductor and Triton caches (honest cold compile)")
+    p.add_argument("--cold", metavar="DIR", default=None,
+                   help="fresh Inductor and Triton caches in DIR, which must not exist (an honest cold compile)")
     a = p.parse_args(argv)
     if a.device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # triton 3.9 warns when unset; 1 is its default
     if a.cold:
-        cache = tempfile.mkdtemp(prefix="drill-inductor-cache-")
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
-        os.environ["TRITON_CACHE_DIR"] = os.path.join(cache, "triton")
+        os.makedirs(a.cold)
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = a.cold
+        os.environ["TRITON_CACHE_DIR"] = os.path.join(a.cold, "triton")
     started = time.perf_counter()
     try:
         result = capture(a.drill, a.device, a.backend)
-        result["cold_cache"] = a.cold
+        result["cold_cache"] = bool(a.cold)
     except BaseException as e:
         result = {"error": {"type": type(e).__name__, "message": str(e)[:2000],
                             "traceback": traceback.format_exc()[-4000:]}}

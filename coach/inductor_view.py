@@ -82,6 +82,9 @@ T = {
     "saved": {"en": "saved {path}", "zh": "已保存 {path}"},
     "quiz_intro": {"en": "Quiz: {name}. Answer with a line number.", "zh": "小测：{name}。用行号回答。"},
     "quiz_result": {"en": "score {score}/{total}", "zh": "得分 {score}/{total}"},
+    "not_a_line": {"en": "{answer!r} is not a line number: type the number at the left of the line "
+                         "(Enter alone skips)",
+                   "zh": "{answer!r} 不是行号：请输入该行左边的数字（直接回车跳过）"},
     "right": {"en": "right", "zh": "对"},
     "wrong": {"en": "wrong: line {lines}", "zh": "错：应为第 {lines} 行"},
     "no_quiz": {"en": "no kernel with a mask, load or store to ask about", "zh": "没有含 mask/load/store 的 kernel 可以出题"},
@@ -244,6 +247,15 @@ def quiz_kernel(kernels: list):
     return (tri or rest or [None])[0]
 
 
+def ask_line(prompt: str, lang: str, out: Console) -> str:
+    """Ask until the answer is a line number (Enter alone skips the question)."""
+    while True:
+        answer = click.prompt(prompt, default="", show_default=False)
+        if not answer.strip() or ind.parse_line_answer(answer) is not None:
+            return answer
+        out.print(_t("not_a_line", lang, answer=answer), markup=False)
+
+
 def run_quiz(capture: dict, kernels: list, lang: str, out: Console, answers: list | None) -> int:
     kernel = quiz_kernel(kernels)
     if kernel is None:
@@ -259,7 +271,7 @@ def run_quiz(capture: dict, kernels: list, lang: str, out: Console, answers: lis
             given[q.id] = answers[i] if i < len(answers) else ""
             out.print(f"{prompt} {given[q.id]}", markup=False)
         else:
-            given[q.id] = click.prompt(prompt, default="", show_default=False)
+            given[q.id] = ask_line(prompt, lang, out)
     result = ind.grade_quiz(questions, given)
     for q, item in zip(questions, result["items"]):
         mark = _t("right", lang) if item["correct"] else _t("wrong", lang, lines=", ".join(map(str, q.accepted)))

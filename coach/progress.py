@@ -19,7 +19,7 @@ T = {
     "cps": {"en": "checkpoints (oral)", "zh": "口述检查点"},
     "cp_cols": {"en": ("checkpoint", "asked", "passes", "points", "rating", "box", "review"),
                 "zh": ("检查点", "被问", "通过", "要点", "自评", "盒", "复习")},
-    "never": {"en": "never", "zh": "从未"},
+    "new": {"en": "now (new)", "zh": "现在（新）"},
     "pass": {"en": "pass", "zh": "通过"},
     "due_now": {"en": "Due for review now: {items}", "zh": "现在该复习：{items}"},
     "nothing_due": {"en": "Nothing is due for review now.", "zh": "现在没有需要复习的内容。"},
@@ -54,7 +54,8 @@ def rows(state: dict, now: float, lang: str) -> tuple[list[list[str]], list[list
         result = "" if not last else (tr("pass", lang) if last.get("passed") else (last.get("diagnosis") or "fail"))
         item = d.get("review")
         seen = bool(d.get("attempts"))
-        when = schedule.describe_due(item, now, lang) if seen else tr("never", lang)
+        # The same item decides the column and the due list: no review yet means new, and due now.
+        when = schedule.describe_due(item, now, lang) if item is not None else tr("new", lang)
         drill_rows.append([name, str(d.get("attempts", 0)), str(d.get("passes", 0)), _s(d.get("best_s")),
                            _mmss(d.get("best_mock_s")), result, "" if item is None else str(item.get("box", 0)),
                            when])
@@ -70,7 +71,7 @@ def rows(state: dict, now: float, lang: str) -> tuple[list[list[str]], list[list
         rating = "" if not last or last.get("rating") is None else f"{last['rating']}/5"
         cp_rows.append([cid, str(c.get("asked", 0)), str(c.get("passes", 0)), best, rating,
                         "" if item is None else str(item.get("box", 0)),
-                        schedule.describe_due(item, now, lang) if seen else tr("never", lang)])
+                        schedule.describe_due(item, now, lang) if item is not None else tr("new", lang)])
         if schedule.is_due(item, now):
             due.append((schedule.priority(item if seen else None, now), f"checkpoint:{cid}"))
     due.sort(key=lambda x: x[0])

@@ -1,7 +1,9 @@
 """The learner's state: one JSON file under click.get_app_dir("drill") (or $DRILL_HOME).
 
 Writes are atomic (temp file + fsync + rename) and serialised with an exclusive lock, so two `drill` processes
-never interleave. A corrupt file is moved aside, reported in one line, and replaced — never a crash.
+never interleave. A corrupt file (bad JSON, binary garbage) is moved aside, reported in one line, and replaced; a
+home that cannot be read or written (permissions, a full disk) is reported in one line and the command goes on
+without saving — never a crash.
 """
 from __future__ import annotations
 
@@ -59,34 +61,63 @@ class Store:
 
     def _read_unlocked(self) -> dict:
         try:
-            text = self.path.read_text(encoding="utf-8")
+            raw = self.path.read_bytes()
         except FileNotFoundError:
             return empty_state()
         try:
-            data = json.loads(text)
+            data = json.loads(raw.decode("utf-8"))
             if not isinstance(data, dict) or not isinstance(data.get("drills", {}), dict) \
                     or not isinstance(data.get("checkpoints", {}), dict) or not isinstance(data.get("mocks", []), list):
                 raise ValueError("not a drill state object")
-        except ValueError:
+        except ValueError:  # UnicodeDecodeError is a ValueError too
             backup = self.path.with_name(f"state.corrupt-{time.strftime('%Y%m%d-%H%M%S')}.json")
-            os.replace(self.path, backup)
-            self.warnings.append(f"drill: the state file was corrupt; moved it to {backup} and started afresh")
+            try:
+                os.replace(self.path, backup)
+                self.warnings.append(f"drill: the state file was corrupt; moved it to {backup} and started afresh")
+            except OSError as e:
+                self.warnings.append(f"drill: the state file {self.path} is corrupt and could not be moved aside "
+                                     f"({e.strerror}); starting afresh without it")
             return empty_state()
         base = empty_state()
         base.update(data)
         return base
 
+    def _cannot(self, what: str, e: OSError) -> None:
+        self.warnings.append(f"drill: cannot {what} {self.root} ({e.strerror or e}); your progress is not saved "
+                             f"this time (set DRILL_HOME to a writable folder)")
+
     def read(self) -> dict:
-        with self._locked():
-            return self._read_unlocked()
+        try:
+            with self._locked():
+                return self._read_unlocked()
+        except OSError as e:
+            self._cannot("read", e)
+            return empty_state()
 
     @contextmanager
     def update(self):
-        """Read-modify-write under the lock: `with store.update() as state: state[...] = ...`."""
-        with self._locked():
-            state = self._read_unlocked()
+        """Read-modify-write under the lock: `with store.update() as state: state[...] = ...`. When the home cannot
+        be locked, read or written, the block still runs on a fresh state and a warning says nothing was saved."""
+        try:
+            lock = self._locked()
+            lock.__enter__()
+        except OSError as e:
+            self._cannot("write to", e)
+            yield empty_state()
+            return
+        try:
+            try:
+                state = self._read_unlocked()
+            except OSError as e:
+                self._cannot("read", e)
+                state = empty_state()
             yield state
-            atomic_write_text(self.path, json.dumps(state, indent=1, ensure_ascii=False))
+            try:
+                atomic_write_text(self.path, json.dumps(state, indent=1, ensure_ascii=False))
+            except OSError as e:
+                self._cannot("write to", e)
+        finally:
+            lock.__exit__(None, None, None)
 
 
 def drill_entry(state: dict, name: str) -> dict:

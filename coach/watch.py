@@ -1,6 +1,7 @@
 """`drill grade --watch FILE`: grade, then grade again on every save (mtime polling) or on Enter; Ctrl-C stops.
 
-No file-watching dependency: the file's (mtime, size) is polled twice a second. The exit code is the last grade's.
+No file-watching dependency: the file's (mtime, size) is polled twice a second. Ctrl-C exits 130, saying the last
+grade's exit code.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def tr(key, lang, **kw):
 def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
           stamp: Callable = file_stamp, clear: Callable | None = None, say: Callable | None = None,
           poll_s: float = 0.5) -> int:
-    """Loop until Ctrl-C (KeyboardInterrupt); returns the exit code of the last grade.
+    """Loop until Ctrl-C (KeyboardInterrupt), then return 130 (the last grade's exit code is said).
 
     run_once grades and prints (returns its exit code); source.poll(timeout) gives a line, None, or EOF (a closed
     stdin only disables Enter: saves still re-grade).
@@ -57,10 +58,9 @@ def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
             elif now is None and seen is not None:
                 seen = None
                 say(tr("missing", lang, file=path.name))
-    except KeyboardInterrupt:
-        code = 2 if code is None else code
-        say(tr("stopped", lang, code=code))
-        return code
+    except KeyboardInterrupt:  # Ctrl-C ends the watch: 130, as everywhere; the last grade's code is said
+        say(tr("stopped", lang, code=2 if code is None else code))
+        return 130
 
 
 def watch_cli(file: Path, grade_once: Callable[[], int], lang: str) -> int:

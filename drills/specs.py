@@ -320,3 +320,342 @@ SPECS += [
         autotune_min_configs=2,
     ),
 ]
+
+# -- Tensor cores: matmul, a fused epilogue, FlashAttention ---------------------------------------------------------
+# Interpreter shapes stay small (tl.dot runs as numpy; ~0.3 s per call at 127x129x65): no dim a multiple of a block.
+# The CUDA run adds a >= 1000^3 shape; the speed gate times the bench shape. Inputs are float16, N(0, 1).
+import math  # noqa: E402
+
+from grader.spec import Mistake  # noqa: E402
+
+F16 = 2
+MATMUL_SIZES = ((1, 1, 1), (127, 129, 65), (100, 40, 257), (128, 128, 128), (37, 300, 129))  # (M, N, K)
+
+
+def _mm_inputs(size, gen):
+    m, n, k = size
+    return normal((m, k), gen, dtype="float16"), normal((k, n), gen, dtype="float16")
+
+
+def _mm_b_transposed(size, gen):
+    """b as w.t(): a (K, N) view with strides (1, K), the layout of an nn.Linear weight."""
+    m, n, k = size
+    return normal((m, k), gen, dtype="float16"), normal((n, k), gen, dtype="float16").t()
+
+
+def _mm_a_transposed(size, gen):
+    m, n, k = size
+    return normal((k, m), gen, dtype="float16").t(), normal((k, n), gen, dtype="float16")
+
+
+def _matmul_ref(a, b):
+    return a @ b
+
+
+def _matmul_terms(a, b):
+    """sum |a_ik b_kj|: a float32 dot product of K terms is off by a small multiple of eps x this."""
+    return a.abs() @ b.abs()
+
+
+def _matmul_eager(a, b):
+    import torch
+    return torch.matmul(a, b)
+
+
+def _matmul_flops(size):
+    m, n, k = size
+    return 2 * m * n * k
+
+
+def block_of(meta: dict, axis: str) -> int | None:
+    """The kernel's block size along `axis` ("K", "N"), whatever the learner called it: BLOCK_K, BLOCK_SIZE_K, BK."""
+    for name, value in meta.items():
+        upper = name.upper()
+        if isinstance(value, int) and not isinstance(value, bool) and upper.endswith(axis) and \
+                ("BLOCK" in upper or upper in (f"B{axis}", f"T{axis}", f"TILE_{axis}")):
+            return value
+    return None
+
+
+def _k_floor(a, b, meta):
+    """The K loop stops at a multiple of BLOCK_K: range(K // BLOCK_K) drops the K tail."""
+    bk, k = block_of(meta, "K"), a.shape[1]
+    if not bk or k % bk == 0:
+        return None
+    kt = (k // bk) * bk
+    return a[:, :kt] @ b[:kt, :]
+
+
+def _k_one_step_short(a, b, meta):
+    """The K loop runs one step too few: range(tl.cdiv(K, BLOCK_K) - 1)."""
+    bk, k = block_of(meta, "K"), a.shape[1]
+    if not bk or k % bk:
+        return None  # for K not a multiple, this is _k_floor
+    kt = k - bk
+    return a[:, :kt] @ b[:kt, :] if kt > 0 else None
+
+
+def _k_first_step_only(a, b, meta):
+    bk, k = block_of(meta, "K"), a.shape[1]
+    if not bk or bk >= k:
+        return None
+    return a[:, :bk] @ b[:bk, :]
+
+
+K_LOOP_MISTAKES = (Mistake("the K loop drops the K tail (K // BLOCK_K steps)", "k-loop", _k_floor),
+                   Mistake("the K loop runs one step too few", "k-loop", _k_one_step_short),
+                   Mistake("only the first K step is accumulated", "k-loop", _k_first_step_only))
+MATMUL_PROBES = (Probe("b = w.t()", _mm_b_transposed, ((100, 40, 257),), "strides"),
+                 Probe("a = w.t()", _mm_a_transposed, ((37, 300, 129),), "strides"))
+MATMUL_TOLERANCE = {"float16": (1e-3, 1e-5)}  # atol x sum|a||b| (error_scale); rtol covers the float16 store
+
+
+def _mm_bias_inputs(make):
+    def inputs(size, gen):
+        a, b = make(size, gen)
+        return a, b, normal((size[1],), gen, dtype="float16")
+    return inputs
+
+
+def _bias_relu_ref(a, b, bias):
+    return (a @ b + bias).clamp_min(0)
+
+
+def _bias_relu_terms(a, b, bias):
+    return a.abs() @ b.abs() + bias.abs()
+
+
+def _bias_relu_eager(a, b, bias):
+    import torch
+    return torch.relu(torch.matmul(a, b) + bias)
+
+
+def _bias_per_row(a, b, bias, meta):
+    """bias indexed by the row (offs_m) instead of the column: masked to zero past its N entries."""
+    import torch
+    m, n = a.shape[0], b.shape[1]
+    if m == n:
+        return None
+    rows = torch.zeros(m, dtype=bias.dtype)
+    rows[:min(m, n)] = bias[:min(m, n)]
+    return (a @ b + rows[:, None]).clamp_min(0)
+
+
+EPILOGUE_MISTAKES = (
+    Mistake("bias added per row (indexed by offs_m) instead of per column", "epilogue", _bias_per_row),
+    Mistake("no relu", "epilogue", lambda a, b, bias, meta: a @ b + bias),
+    Mistake("no bias", "epilogue", lambda a, b, bias, meta: (a @ b).clamp_min(0)),
+    Mistake("relu before the bias", "epilogue", lambda a, b, bias, meta: (a @ b).clamp_min(0) + bias),
+) + tuple(Mistake(m.name, m.category, (lambda f: lambda a, b, bias, meta: None if f(a, b, meta) is None
+                                       else (f(a, b, meta) + bias).clamp_min(0))(m.reference))
+          for m in K_LOOP_MISTAKES)
+
+
+def _bias_relu_bytes(size):
+    m, n, k = size
+    # Only the output is stored when the epilogue stays in registers; eager stores a @ b, then + bias, then relu.
+    return {"stored": m * n * F16, "eager_stored": 3 * m * n * F16, "n": m * n}
+
+
+# Attention: (B, H, S, D). S never a multiple of a block; D in {16, 32, 64}.
+ATTENTION_SIZES = ((1, 1, 1, 16), (2, 2, 17, 32), (1, 2, 100, 64), (2, 1, 130, 16))
+
+
+def _qkv(scale=1.0):
+    def make(size, gen):
+        return tuple(normal(size, gen, dtype="float16", scale=scale) for _ in range(3))
+    return make
+
+
+def _qkv_rising(size, gen):
+    """Scores that grow along the key axis: every key block raises the running max, so a missing rescale shows."""
+    import torch
+    b, h, s, d = size
+    # Scores rise from 0 to about 1.3 * sqrt(D): the max grows by ~1 per 64 keys, yet exp never overflows (that is
+    # the large-scores probe's job), so only a missing rescale fails here.
+    q = normal(size, gen, dtype="float32").abs() + 0.5
+    ramp = torch.linspace(0.0, 1.0, s, dtype=torch.float32)[None, None, :, None]
+    k = (normal(size, gen, dtype="float32", scale=0.1) + 1.0) * ramp
+    v = normal(size, gen, dtype="float32")
+    return q.half(), k.half(), v.half()
+
+
+def _scores(q, k, scale=None, causal=False, shift=0):
+    """q k^T * scale (default 1/sqrt(D)), with keys j > i + shift masked when causal."""
+    import torch
+    d = q.shape[-1]
+    s = (q @ k.transpose(-1, -2)) * (1 / math.sqrt(d) if scale is None else scale)
+    if causal:
+        n = q.shape[-2]
+        s = s.masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool), 1 + shift), float("-inf"))
+    return s
+
+
+def _attention_ref(q, k, v, causal=False):
+    return _scores(q, k, causal=causal).softmax(-1) @ v
+
+
+def _attention_terms(q, k, v, causal=False):
+    """sum_j p_ij |v_jd|: the size of what each output element adds up (p is rounded to float16 for tl.dot)."""
+    return _scores(q, k, causal=causal).softmax(-1) @ v.abs()
+
+
+def _attention_eager(q, k, v, causal=False):
+    """The materialised chain a learner writes in eager PyTorch: (S, S) scores, softmax, then @ v."""
+    import torch
+    s = torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(q.shape[-1]))
+    if causal:
+        n = q.shape[-2]
+        s = s.masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool, device=q.device), 1), float("-inf"))
+    return torch.matmul(torch.softmax(s.float(), dim=-1).to(q.dtype), v)
+
+
+def _sdpa(q, k, v, causal=False):
+    import torch.nn.functional as F
+    return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+
+def _attention_flops(size):
+    b, h, s, d = size
+    return 4 * b * h * s * s * d
+
+
+def _attention_bytes(size):
+    b, h, s, d = size
+    return {"stored": b * h * s * d * F16, "n": b * h * s * d}
+
+
+def _online(q, k, v, causal, meta, rescale_acc, rescale_l):
+    """The blockwise online softmax with one of its rescales left out (BLOCK_N from the kernel's launch)."""
+    import torch
+    bn = block_of(meta, "N")
+    n = q.shape[-2]
+    if not bn or bn >= n:
+        return None  # one key block: nothing to rescale
+    s = _scores(q, k, causal=causal)
+    m = torch.full(s.shape[:-1], float("-inf"), dtype=s.dtype)
+    l = torch.zeros(s.shape[:-1], dtype=s.dtype)
+    acc = torch.zeros(q.shape, dtype=s.dtype)
+    for j in range(0, n, bn):
+        blk = s[..., j:j + bn]
+        m_new = torch.maximum(m, blk.amax(-1))
+        alpha = torch.exp(m - m_new)
+        p = torch.exp(blk - m_new[..., None])
+        l = (l * alpha if rescale_l else l) + p.sum(-1)
+        acc = (acc * alpha[..., None] if rescale_acc else acc) + p @ v[..., j:j + bn, :]
+        m = m_new
+    return acc / l[..., None]
+
+
+def _scaled(factor):
+    """softmax with the scores scaled by factor(D) instead of 1/sqrt(D)."""
+    def ref(q, k, v, meta, causal=False):
+        return _scores(q, k, scale=factor(q.shape[-1]), causal=causal).softmax(-1) @ v
+    return ref
+
+
+def _causal_shift(shift):
+    def ref(q, k, v, meta, causal=False):
+        return _scores(q, k, causal=True, shift=shift).softmax(-1) @ v if causal else None
+    return ref
+
+
+ATTENTION_MISTAKES = (
+    Mistake("no 1/sqrt(D) scale", "scale", _scaled(lambda d: 1.0)),
+    Mistake("1/D instead of 1/sqrt(D)", "scale", _scaled(lambda d: 1.0 / d)),
+    Mistake("exp2 without log2(e) folded into the scale", "scale", _scaled(lambda d: math.log(2) / math.sqrt(d))),
+    Mistake("log2(e) folded in, but exp instead of exp2", "scale", _scaled(lambda d: math.log2(math.e) / math.sqrt(d))),
+    Mistake("the causal mask hides the diagonal (key j < query i)", "causal", _causal_shift(-1)),
+    Mistake("the causal mask lets each query see one key ahead", "causal", _causal_shift(1)),
+    Mistake("causal=True ignored", "causal",
+            lambda q, k, v, meta, causal=False: _attention_ref(q, k, v) if causal else None),
+    Mistake("acc not rescaled when the running max grows", "rescale",
+            lambda q, k, v, meta, causal=False: _online(q, k, v, causal, meta, False, True)),
+    Mistake("l not rescaled when the running max grows", "rescale",
+            lambda q, k, v, meta, causal=False: _online(q, k, v, causal, meta, True, False)),
+    Mistake("neither acc nor l rescaled", "rescale",
+            lambda q, k, v, meta, causal=False: _online(q, k, v, causal, meta, False, False)),
+)
+
+SPECS += [
+    DrillSpec(
+        name="matmul",
+        entry="matmul",
+        signature="matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor  # (M, K) @ (K, N), float16, any strides",
+        holes=("strides", "mask", "k-loop", "grid"),
+        make_inputs=_mm_inputs,
+        reference=_matmul_ref,
+        sizes=MATMUL_SIZES,
+        cuda_sizes=((1031, 1000, 1009),),
+        seeds=1,
+        tolerance=MATMUL_TOLERANCE,
+        error_scale=_matmul_terms,
+        family="tensor-core",
+        probes=MATMUL_PROBES,
+        mistakes=K_LOOP_MISTAKES,
+        eager=_matmul_eager,
+        speedup_min=0.5,  # of cuBLAS (torch.matmul) at 4096^3; calibrated in benchmarks/matmul_attention.py
+        bench_size=(4096, 4096, 4096),
+        small_size=(512, 512, 512),
+        flops=_matmul_flops,
+        mock_minutes=30,
+    ),
+    DrillSpec(
+        name="matmul-epilogue",
+        entry="matmul_bias_relu",
+        signature="matmul_bias_relu(a, b, bias) -> torch.Tensor  # relu(a @ b + bias), bias (N,), float16",
+        holes=("epilogue",),
+        make_inputs=_mm_bias_inputs(_mm_inputs),
+        reference=_bias_relu_ref,
+        sizes=MATMUL_SIZES,
+        cuda_sizes=((1031, 1000, 1009),),
+        seeds=1,
+        tolerance=MATMUL_TOLERANCE,
+        error_scale=_bias_relu_terms,
+        family="tensor-core",
+        probes=(Probe("b = w.t()", _mm_bias_inputs(_mm_b_transposed), ((100, 40, 257),), "strides"),),
+        mistakes=EPILOGUE_MISTAKES,
+        input_categories={"bias": "epilogue"},
+        max_launches=1,
+        byte_model=_bias_relu_bytes,
+        bytes_proof=True,
+        intermediate="the (M, N) product a @ b",
+        eager=_bias_relu_eager,
+        speedup_min=1.1,  # vs eager matmul + add + relu where the epilogue matters (K small); calibrated on the H200
+        bench_size=(8192, 8192, 512),
+        small_size=(512, 512, 512),
+        flops=_matmul_flops,
+        mock_minutes=25,
+    ),
+    DrillSpec(
+        name="attention",
+        entry="attention",
+        signature="attention(q, k, v, causal=False) -> torch.Tensor  # (B, H, S, D) float16, scale 1/sqrt(D)",
+        holes=("scale", "causal", "rescale"),
+        make_inputs=_qkv(),
+        reference=_attention_ref,
+        sizes=ATTENTION_SIZES,
+        cuda_sizes=((2, 4, 1000, 128), (1, 2, 2051, 64)),
+        seeds=1,
+        tolerance={"float16": (2e-3, 4e-3)},  # atol x sum_j p_ij |v_jd|: p is rounded to float16 for the second dot
+        error_scale=_attention_terms,
+        family="tensor-core",
+        probes=(Probe("causal", _qkv(), ((2, 2, 17, 32), (1, 2, 100, 64), (1, 1, 130, 16)), "causal",
+                      kwargs={"causal": True}),
+                Probe("large scores", _qkv(scale=12.0), ((1, 2, 100, 64),), "stability"),
+                Probe("rising max", _qkv_rising, ((1, 1, 300, 32),), "rescale"),
+                Probe("rising max, causal", _qkv_rising, ((1, 1, 300, 32),), "rescale", kwargs={"causal": True})),
+        mistakes=ATTENTION_MISTAKES,
+        max_launches=1,
+        byte_model=_attention_bytes,
+        bytes_proof=True,
+        intermediate="the (S, S) scores",
+        eager=_attention_eager,
+        speed_refs=(("F.scaled_dot_product_attention", _sdpa),),
+        speedup_min=3.0,  # vs the materialised chain at (4, 16, 4096, 64); calibrated on the H200
+        bench_size=(4, 16, 4096, 64),
+        small_size=(1, 4, 512, 64),
+        flops=_attention_flops,
+        mock_minutes=40,
+    ),
+]

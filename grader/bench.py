@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from coach.store import atomic_write_text
@@ -31,18 +30,19 @@ NOT_ON_CPU = {
 # -- parent ---------------------------------------------------------------------------------------------------------
 def sweep(path: Path, drill: str, sizes, timeout: float = 900.0) -> dict:
     """Run the child; its progress goes to our stderr. Returns the child's JSON (or {"error": ...})."""
-    from .proc import child_env, kill_group
+    from .proc import child_env, kill_group, reaped, scratch_dir, spawn
 
-    with tempfile.TemporaryDirectory(prefix="drill-bench-") as work:
+    with scratch_dir("drill-bench-") as work:
         out = os.path.join(work, "bench.json")
         cmd = [sys.executable, "-m", "grader.bench", "--child", "--file", str(path), "--drill", drill, "--out", out,
                "--sizes", ",".join(str(s) for s in sizes)]
         env = child_env()
         env.pop("TRITON_INTERPRET", None)
-        proc = subprocess.Popen(cmd, cwd=str(Path(path).parent), env=env, stdin=subprocess.DEVNULL,
-                                stdout=sys.stderr, stderr=sys.stderr, start_new_session=True)
+        proc = spawn(cmd, cwd=str(Path(path).parent), env=env, stdin=subprocess.DEVNULL, stdout=sys.stderr,
+                     stderr=sys.stderr)
         try:
             proc.wait(timeout=timeout)
+            reaped(proc)
         except subprocess.TimeoutExpired:
             kill_group(proc)  # the learner's kernel and anything it started
             return {"error": f"the sweep did not finish in {timeout:.0f} s"}

@@ -29,6 +29,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true", help="fewer seeds (the interpreter pass beside a CUDA run)")
+    ap.add_argument("--timeout", type=float, default=60.0, help="the parent's timeout: the interpreter's budget")
     a = ap.parse_args(argv)
 
     started = time.perf_counter()
@@ -59,7 +60,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
     phases = {"imports_s": round(time.perf_counter() - started, 3)}  # where a grade's seconds go
 
     from drills import get_spec
-    from .diagnose import classify
+    from .diagnose import classify, key_never_changes, relabel_probes
     from .evaluate import describe_exception
     from .lanes import LaneChecker
     from .launches import LaunchRecorder, autotune_evidence, config_label, find_autotuners
@@ -77,9 +78,10 @@ def grade(a, interpreted: bool, started: float) -> dict:
     lanes = LaneChecker(learner_file) if interpreted else None
     if lanes:
         lanes.install()
-        from .interp_compat import install as install_compat, install_bf16_guard
+        from .interp_compat import install as install_compat, install_bf16_guard, install_compiler_semantics
         from .libdevice_cpu import install as install_libdevice
         install_compat()  # Triton 3.6: range() over a runtime scalar
+        install_compiler_semantics()  # `and`/`or`/`not` on tensors, string constexpr annotations
         install_bf16_guard()  # bf16 math would run on raw bits: stop with a message instead
         install_libdevice()  # before the learner's import: libdevice.* runs as numpy, or stops with a clear error
     recorder = LaunchRecorder(learner_file, lanes)
@@ -113,7 +115,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
             break
     info["autotune_configs"] = [config_label(c) for _, c in configs if c is not None]
 
-    rules = {"value_category": spec.value_category, "masked_other": spec.masked_other}
+    rules = {"value_category": spec.value_category, "masked_other": spec.masked_other,
+             "index_category": spec.oob_category, "input_categories": spec.input_categories}
     if spec.max_programs is not None:
         rules["max_programs"] = spec.max_programs
         if a.device == "cuda" and spec.max_programs_per_sm:
@@ -123,38 +126,71 @@ def grade(a, interpreted: bool, started: float) -> dict:
     if spec.autotune_min_configs:
         rules["autotune"] = info["autotune"] = autotune_evidence(find_autotuners(module), spec.autotune_min_configs)
 
+    budget = None
+    if interpreted:  # the interpreter's cost grows with the programs launched: skip what would not fit
+        from .budget import Budget
+        budget = Budget(max(5.0, BUDGET_SHARE * a.timeout - (time.perf_counter() - started)))
+        recorder.budget = budget
     runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder, keep_inputs=len(configs) > 1,
-                        carried=module_memory.regions)
-    # (size, probe, seeds): the spec's sizes and probes with every seed; CUDA's large sizes once (their inputs cost
-    # seconds to make).
-    seeds = 1 if a.quick else spec.seeds
-    jobs = [(size, None, seeds) for size in spec.sizes]
-    if a.device == "cuda":
-        jobs += [(size, None, 1) for size in spec.cuda_sizes]
-    jobs += [(size, p, seeds) for p in spec.probes for size in p.sizes]
-    calls = []
+                        carried=module_memory.regions, budget=budget)
+    calls, skipped = [], []
     t0 = time.perf_counter()
-    for tuner, config in configs:
-        for size, probe, n_seeds in jobs:
-            for s in range(n_seeds):
-                for ev in runner.pair(size, a.seed * 1000 + s, tuner, config, probe):
-                    ev["config"] = config_label(config) if config is not None else None
-                    if probe is not None:
-                        ev["probe"] = probe.name
-                        ev["probe_category"] = probe.category or spec.value_category
-                    ev["category"], ev["detail"] = classify(ev, spec.max_launches, rules)
-                    calls.append(ev)
-                    if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
-                        return {**info, "calls": calls}
+    for tuner, config, size, probe, seed in call_plan(spec, configs, a.device, 1 if a.quick else spec.seeds):
+        for ev in runner.pair(size, a.seed * 1000 + seed, tuner, config, probe):
+            ev["config"] = config_label(config) if config is not None else None
+            if probe is not None:
+                ev["probe"] = probe.name
+                ev["probe_category"] = probe.category or spec.value_category
+            if ev.get("skipped"):
+                skipped.append({k: ev.get(k) for k in ("size", "seed", "call", "config", "probe", "skipped")})
+                continue
+            ev["category"], ev["detail"] = classify(ev, spec.max_launches, rules)
+            calls.append(ev)
+            if ev["category"] and budget is not None:
+                budget.saw_failure()
+            if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
+                return {**info, "calls": calls, "skipped": skipped}
+    relabel_probes(calls)
+    constant_key = key_never_changes(calls, rules)
+    if constant_key:  # a grade-wide fact: every call that passed on its own fails it
+        for ev in calls:
+            if ev["category"] is None:
+                ev["category"], ev["detail"] = "autotune", constant_key
+    info["skipped"] = skipped
+    if budget is not None:
+        info["budget_s"] = round(budget.seconds, 1)
     phases["calls_s"] = round(time.perf_counter() - t0, 3)
     if a.device == "cuda" and configs[0][0] is not None:
-        info["autotune_picked"] = picked_config(runner, configs[0][0], jobs[-1][0], a.seed)
+        largest = (list(spec.sizes) + list(spec.cuda_sizes))[-1]
+        info["autotune_picked"] = picked_config(runner, configs[0][0], largest, a.seed)
     if a.device == "cuda" and spec.speedup_min is not None and not any(c["category"] for c in calls):
         recorder.uninstall()
         t0 = time.perf_counter()
         info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
         phases["timing_s"] = round(time.perf_counter() - t0, 3)
     return {**info, "calls": calls}
+
+
+# Share of the child's timeout that interpreted calls may spend (imports, evaluation and slack take the rest).
+BUDGET_SHARE = 0.6
+
+
+def call_plan(spec, configs, device: str, seeds: int):
+    """(tuner, config, size, probe, seed) in the order they run: every size and probe once (seed 0), smallest
+    first, then the further seeds; CUDA's large sizes once. Autotuned kernels: every config gets the first round,
+    only the first config the further seeds (a grid that ignores the chosen BLOCK shows on any seed)."""
+    first_round = [(size, None) for size in spec.sizes]
+    if device == "cuda":
+        first_round += [(size, None) for size in spec.cuda_sizes]
+    first_round += [(size, p) for p in spec.probes for size in p.sizes]
+    again = [(size, None) for size in spec.sizes] + [(size, p) for p in spec.probes for size in p.sizes]
+    for i, (tuner, config) in enumerate(configs):
+        for size, probe in first_round:
+            yield tuner, config, size, probe, 0
+        if i == 0:
+            for seed in range(1, seeds):
+                for size, probe in again:
+                    yield tuner, config, size, probe, seed
 
 
 def run_timing(spec, entry, device_name, learner_file) -> dict:
@@ -186,8 +222,9 @@ def picked_config(runner, tuner, size, seed) -> str | None:
 class CallRunner:
     """Calls the learner's entry point on guarded inputs and collects the evidence of each call."""
 
-    def __init__(self, spec, entry, device, learner_file, lanes, recorder, keep_inputs=False, carried=()):
-        self.spec, self.entry, self.device = spec, entry, device
+    def __init__(self, spec, entry, device, learner_file, lanes, recorder, keep_inputs=False, carried=(),
+                 budget=None):
+        self.spec, self.entry, self.device, self.budget = spec, entry, device, budget
         self.learner_file, self.lanes, self.recorder = learner_file, lanes, recorder
         self.keep_inputs, self.cache = keep_inputs, {}
         # Regions that outlive a call: the module's tensors, and every output the learner allocated (a wrapper
@@ -206,6 +243,9 @@ class CallRunner:
         first_out = first_snapshot = None
         for call in (0, 1):
             ev, out = self.call(size, seed, call, tuner, config, probe)
+            if ev.get("skipped"):
+                yield ev
+                return
             if isinstance(out, torch.Tensor) and "exception" not in ev:
                 # Handed back storage an earlier call returned (a memoised result, a cached buffer)?
                 reused = any(out.data_ptr() == old.data_ptr() for old in self.returned)
@@ -229,16 +269,42 @@ class CallRunner:
         gen = torch.Generator().manual_seed(seed * 2 + call)
         inputs = (probe.make_inputs if probe is not None else self.spec.make_inputs)(size, gen)
         as64 = [t.double() for t in inputs]
-        ref = self.spec.reference(*as64, **self.spec.kwargs)
-        scale = self.spec.error_scale(*as64, **self.spec.kwargs) if self.spec.error_scale else None
+        kwargs = self.kwargs(probe)
+        ref = self.spec.reference(*as64, **kwargs)
+        scale = self.spec.error_scale(*as64, **kwargs) if self.spec.error_scale else None
         if self.keep_inputs:
             self.cache[key] = (inputs, ref, scale)
         return inputs, ref, scale
+
+    def kwargs(self, probe) -> dict:
+        """The entry point's extra arguments: the drill's, and a probe's own (attention's causal=True)."""
+        return {**self.spec.kwargs, **(probe.kwargs if probe is not None else {})}
+
+    def which_mistake(self, out, inputs, ref, launches, probe) -> dict | None:
+        """The first of the drill's known mistakes whose output the learner's matches (values failures only)."""
+        import torch
+
+        from .evaluate import matches
+
+        meta = next((l.get("meta") for l in launches if l.get("meta")), {}) or {}
+        as64 = [t.double() for t in inputs]
+        got = out.detach().to("cpu", torch.float64)
+        tolerance = self.spec.tolerance_for(str(out.dtype).replace("torch.", ""))
+        for m in self.spec.mistakes:
+            try:
+                wrong = m.reference(*as64, meta=meta, **self.kwargs(probe))
+            except Exception:  # noqa: BLE001 - a mistake model that does not apply here
+                continue
+            if wrong is not None and tuple(wrong.shape) == tuple(got.shape) \
+                    and not matches(wrong, ref, tolerance) and matches(got, wrong, tolerance):
+                return {"name": m.name, "category": m.category}
+        return None
 
     def call(self, size, seed, call, tuner, config, probe=None):
         import torch
         from contextlib import nullcontext
 
+        from .budget import OverBudget
         from .evaluate import describe_exception, evaluate_output, guard_evidence, mutated_inputs
         from .launches import pinned
         from .memory import Memory
@@ -258,16 +324,24 @@ class CallRunner:
         out = None
         started = time.perf_counter()
         try:
+            if self.budget is not None:
+                self.budget.start_call(ref.numel())
             with (pinned(tuner, config) if tuner is not None else nullcontext()):
                 with watch:
-                    out = self.entry(*guarded, **spec.kwargs)
+                    out = self.entry(*guarded, **self.kwargs(probe))
             if self.device == "cuda":
                 torch.cuda.synchronize()
+        except OverBudget as e:
+            ev["skipped"] = {"estimate_s": round(e.estimate_s, 1), "left_s": round(max(e.left_s, 0), 1),
+                             "programs": e.programs}
+            return ev, None
         except BaseException as e:  # noqa: BLE001 - the learner's exception (even sys.exit) is evidence
             ev["exception"] = describe_exception(e, self.learner_file)
         finally:
             if lanes:
                 lanes.stop()
+        if self.budget is not None:
+            self.budget.end_call()
         ev["wall_s"] = round(time.perf_counter() - started, 4)
         self.carried += [r for r in memory.regions if r.kind == "alloc" and r not in self.carried]
         ev["launches"] = recorder.launches
@@ -279,13 +353,16 @@ class CallRunner:
                                   for (line, value), n in lanes.masked_loads.items()]
             ev["masked_stores"] = [{"line": line, "lanes": n} for line, n in lanes.masked_stores.items()]
             if spec.bytes_proof and spec.byte_model is not None and inputs:
-                ev["bytes_model"] = dict(spec.byte_model(size), n=inputs[0].numel())
+                ev["bytes_model"] = {"n": inputs[0].numel(), **spec.byte_model(size)}
         if "exception" in ev:
             return ev, None
         ev.update(evaluate_output(out, ref, inputs, names, memory, recorder.launches, spec, lanes is not None,
-                                  inputs[0].dtype, self.device, scale, lanes.store_spans if lanes else None))
+                                  inputs[0].dtype, self.device, scale, lanes.store_spans if lanes else None,
+                                  lanes.issued if lanes else None))
         ev["guard_hits"] = guard_evidence(memory)
         ev["inputs_mutated"] = mutated_inputs(guarded, clones, names)
+        if ev.get("wrong") and spec.mistakes and not ev.get("unwritten"):
+            ev["mistake"] = self.which_mistake(out, inputs, ref, recorder.launches, probe)
         mark_out_of_bounds(ev)
         return ev, out
 

@@ -11,8 +11,9 @@ from collections import Counter
 # Ordered: when one call shows several problems, the earlier category is the cause to fix first.
 CATEGORIES = (
     "hole", "error", "timeout", "crash", "torch-fallback", "no-kernel", "fusion", "dtype", "shape",
-    "input-mutated", "mask", "grid", "offsets", "indexing", "reduction", "stability", "other", "persistent",
-    "autotune", "unwritten", "wrong-values", "stale-output", "too-slow", "impossible-time",
+    "input-mutated", "mask", "grid", "offsets", "indexing", "strides", "k-loop", "epilogue", "scale", "causal",
+    "rescale", "reduction", "stability", "other", "persistent", "autotune", "unwritten", "wrong-values",
+    "stale-output", "too-slow", "impossible-time",
 )
 # These say the submission as a whole is broken; one call showing them decides the verdict.
 DECISIVE = ("hole", "error", "timeout", "crash", "torch-fallback", "no-kernel", "fusion", "dtype", "shape",
@@ -36,13 +37,17 @@ def extra_bytes(ev: dict) -> dict | None:
     the model is a value that went to memory and came back, or an input read twice.
     """
     model, moved = ev.get("bytes_model"), ev.get("bytes")
-    if not model or not moved or model.get("fused") is None:
+    if not model or not moved:
         return None
     total = int(moved["loaded"]) + int(moved["stored"])
-    if total <= model["fused"]:
-        return None
-    return {"bytes_moved": total, "loaded": moved["loaded"], "stored": moved["stored"], "bytes_model": model,
-            "extra": total - model["fused"]}
+    detail = {"bytes_moved": total, "loaded": moved["loaded"], "stored": moved["stored"], "bytes_model": model}
+    # Tiled kernels re-read their inputs by design (a matmul reads A once per column of tiles): for them the model
+    # bounds only what is stored, which is the output alone when nothing round-trips through memory.
+    if model.get("stored") is not None and int(moved["stored"]) > model["stored"]:
+        return {**detail, "extra": int(moved["stored"]) - model["stored"], "stored_only": True}
+    if model.get("fused") is not None and total > model["fused"]:
+        return {**detail, "extra": total - model["fused"]}
+    return None
 
 
 def wrong_other(ev: dict, masked_other) -> dict | None:
@@ -58,15 +63,29 @@ def wrong_other(ev: dict, masked_other) -> dict | None:
 
 
 def out_of_bounds_category(v: dict, launches: list[dict], rules: dict) -> str:
-    """A tail overrun (within one tile past the end) is the mask; an address far away, before the start or in no
-    tensor at all comes from the index arithmetic: offsets, or the drill's own name for it (transpose: indexing)."""
+    """A tail overrun is the mask: lanes that continue the tensor past its end (the first bad element is the one
+    right after the last) by less than one tile. An address before the start, with a gap after the end, far away
+    or in no tensor comes from the index arithmetic: offsets (1-D) or indexing (2-D), or the drill's own word."""
+    named = (rules.get("input_categories") or {}).get(v.get("tensor", "").removeprefix("input "))
+    if named and not v.get("inside_no_tensor"):  # the drill says what touching this input wrongly means
+        return named
     tile = max((l.get("tile_elems") or 0 for l in launches), default=0) or 1024
-    tail = v["side"] in ("after", "mixed") and not v.get("inside_no_tensor") and \
-        v.get("last_elem", v["first_elem"]) < v["numel"] + tile
-    if tail:
+    past_end = v["side"] in ("after", "mixed") and not v.get("inside_no_tensor")
+    if past_end and v["first_elem"] <= v["numel"] and v.get("last_elem", v["first_elem"]) < v["numel"] + tile:
         return "mask"
-    named = rules.get("value_category")
-    return named if named and named != "wrong-values" else "offsets"
+    return rules.get("index_category") or "offsets"
+
+
+def first_violation(violations: list[dict]) -> dict:
+    """The violation that explains the call: lanes past the end of a tensor starting closest to its end (a
+    missing row mask in a 2-D tile shows a gap in every column tile but the first), else the first recorded."""
+    after = [v for v in violations if v["side"] in ("after", "mixed") and not v.get("inside_no_tensor")]
+    return min(after, key=lambda v: v["first_elem"] - v["numel"]) if after else violations[0]
+
+
+def multi_axis_grid(launches: list[dict]) -> bool:
+    """A launch with a grid of two or more axes (even if one of them is 1 at this size)."""
+    return any(len(l.get("grid") or []) >= 2 for l in launches)
 
 
 def grid_not_from_meta(launches: list[dict], numel: int) -> str | None:
@@ -101,10 +120,12 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                           "kernels": [l["kernel"] for l in launches]}
     if not ev.get("dtype_ok", True):
         return "dtype", {"expected": ev["expected_dtype"], "got": ev["got_dtype"]}
-    if not ev.get("shape_ok", True) or not ev.get("device_ok", True):
+    if not ev.get("shape_ok", True) or not ev.get("device_ok", True) or not ev.get("layout_ok", True):
         return "shape", {"expected": ev.get("expected_shape"), "got": ev.get("got_shape"),
-                         "device": ev.get("got_device")}
-    for v in ev.get("violations", []):
+                         "device": ev.get("got_device"), "no_device": ev.get("no_device"),
+                         "strides": ev.get("got_strides"), "expected_strides": ev.get("expected_strides")}
+    if ev.get("violations"):
+        v = first_violation(ev["violations"])
         return out_of_bounds_category(v, launches, rules), {"violation": v}
     for g in ev.get("guard_hits", []):  # CUDA: the guard band says how far past the end the writes went
         as_lanes = {"side": "after" if g["after"] else "before", "numel": g["numel"],
@@ -112,7 +133,9 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                     "last_elem": g["numel"] + (g.get("last_after") or 0)}
         return out_of_bounds_category(as_lanes, launches, rules), {"guard": g}
     if ev.get("inputs_mutated"):
-        return "input-mutated", {"inputs": ev["inputs_mutated"]}
+        return "input-mutated", {"inputs": ev["inputs_mutated"], "returned_input": ev.get("returned_input")}
+    if ev.get("returned_input") and ev.get("wrong"):  # the kernel's output went elsewhere
+        return "wrong-values", {"returned_input": ev["returned_input"], "wrong": ev["wrong"], "numel": ev.get("numel")}
     extra = extra_bytes(ev)
     if extra:
         return "fusion", {**extra, "launches": len(launches), "kernels": [l["kernel"] for l in launches]}
@@ -127,25 +150,41 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
     tiles = ev.get("tiles", {}).get("status", "")
     if ev.get("unwritten"):
         cov = coverage(launches)
-        detail = {"unwritten": ev["unwritten"], "numel": numel, "coverage": cov,
+        issued = ev.get("issued_lanes")
+        detail = {"unwritten": ev["unwritten"], "numel": numel, "coverage": issued or cov,
                   "programs": max((l.get("programs") or 0) for l in launches), "block": ev["tiles"]["block"]}
         if cap is not None:  # a capped grid loops over tiles: one tile per program says nothing here
             return "persistent", {**detail, "cap": cap, "loop_misses": True}
-        if cov is not None and cov < numel:
-            return "grid", detail
+        # Lanes evidence first (interpreter): fewer store lanes issued than elements can never cover them all.
+        if issued is not None and issued < numel:
+            return "grid", {**detail, "issued": True}
         if ev.get("duplicates"):
             return "offsets", {**detail, "duplicates": ev["duplicates"]}
-        if ev.get("stores_in_place"):  # every program stored only inside its own tile: lanes were masked off
+        # Every unwritten element was pointed at by a store lane the kernel's mask switched off: the mask is too
+        # strict. (If some were never addressed at all, tiles are missing: in 2-D a masked lane past a row's end
+        # also points into the next row, so a few addressed ones prove nothing.)
+        if (ev.get("unwritten_masked") and not ev.get("unwritten_unaddressed")) or ev.get("stores_in_place"):
             return "mask", {**detail, "too_strict": True}
+        if ev.get("unwritten_unaddressed") and multi_axis_grid(launches) and (ev.get("work") or {}).get("idle"):
+            # A 2-D grid whose axes do not match the tiles (swapped, or sized for the other dim): some programs
+            # store nothing while tiles no program addresses stay unwritten.
+            return "grid", {**detail, "axes": [l.get("grid") for l in launches]}
+        if issued is None and cov is not None and cov < numel:  # CUDA: one tile per program, BLOCK-sized
+            return "grid", detail
         bad_tiles = sum(1 for c in tiles if c != "o")
         if tiles and bad_tiles > len(tiles) / 2:
             return "offsets", detail
         if tiles and "." not in tiles[:-1] and tiles.endswith("."):
             return "mask", {**detail, "too_strict": True}
+        if issued is not None:
+            return "offsets", detail
         return "unwritten", detail
     if ev.get("wrong"):
         if ev.get("duplicates"):
             return "offsets", {"duplicates": ev["duplicates"], "wrong": ev["wrong"]}
+        if ev.get("mistake"):  # the output is exactly what a known mistake computes
+            return ev["mistake"]["category"], {"wrong": ev["wrong"], "numel": numel, "mistake": ev["mistake"],
+                                               "probe": ev.get("probe")}
         suspect = wrong_other(ev, rules.get("masked_other"))
         if suspect:
             return rules["masked_other"][1], {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe"),
@@ -154,6 +193,11 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         return category, {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe")}
     if cap is not None and ev.get("duplicates"):  # right values, but some tiles stored more than once
         return "persistent", {"duplicates": ev["duplicates"], "numel": numel, "cap": cap}
+    waste = wasted_work(ev, cap)
+    if waste:
+        return "grid", waste
+    if ev.get("duplicates"):  # right values, but tiles overlap: programs store each other's elements
+        return "offsets", {"duplicates": ev["duplicates"], "numel": numel, "overlap": True}
     if ev.get("stale"):
         return "stale-output", {"aliased": ev.get("aliased", False)}
     tune = rules.get("autotune")
@@ -169,6 +213,61 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         if problem:
             return "autotune", {**tune, "problem": problem}
     return None, {}
+
+
+IDLE_FACTOR = 4  # idle programs beyond this many times the working ones (and beyond a small grid) are waste
+
+
+def wasted_work(ev: dict, cap: int | None) -> dict | None:
+    """Right values from a grid far larger than the work: programs that repeat another's tile exactly, programs that
+    store nothing, or tiles so overlapping that the launch covers several times the output. Interpreter evidence."""
+    work, numel = ev.get("work"), ev.get("numel") or 0
+    if not work:
+        return None
+    detail = {"wasted": None, "programs": work["programs"], "working": work["working"], "idle": work["idle"],
+              "repeats": work["repeats"], "distinct": work["distinct"], "numel": numel, "kernel": work["kernel"]}
+    if work["repeats"]:
+        return {**detail, "wasted": "repeats"}
+    if work["idle"] > IDLE_FACTOR * max(work["working"], 8) and (cap is None or work["programs"] > cap):
+        return {**detail, "wasted": "idle"}
+    tiles = max((l.get("programs") or 0) * (l.get("tile_elems") or l.get("block") or 0)
+                for l in ev.get("launches", [])) if ev.get("launches") else 0
+    if ev.get("duplicates") and tiles >= 2 * max(numel, 1):
+        return {**detail, "wasted": "overlap", "duplicates": ev["duplicates"], "covered": tiles}
+    return None
+
+
+def relabel_probes(calls: list[dict]) -> None:
+    """A probe's category (all-negative rows -> `other`, x30 -> `stability`) names a failure seen ONLY on the
+    probe's inputs. When the ordinary sizes fail on values too, the probe failed for that reason: label it so."""
+    plain = next((c for c in calls if not c.get("probe") and c.get("wrong") and c["category"]
+                  and not memory_evidence(c.get("detail") or {})), None)
+    if plain is None:
+        return
+    for c in calls:
+        if c.get("probe") and c["category"] == c.get("probe_category") and c["category"] != plain["category"]:
+            c["category"] = plain["category"]
+            c["detail"] = dict(c.get("detail") or {}, probe_relabelled=True)
+
+
+def key_never_changes(calls: list[dict], rules: dict) -> dict | None:
+    """An autotune key whose values are the same at every size (a stride that is always 1, a constant): the tuner
+    would never tune again for a new problem size. Needs calls at two or more sizes to say so."""
+    tune = rules.get("autotune") or {}
+    keys = tune.get("keys") or []
+    if not keys or tune.get("problem"):
+        return None
+    seen: dict = {}
+    for c in calls:
+        meta = next((l.get("meta") for l in c.get("launches", []) if l.get("meta")), None)
+        if meta is None or c.get("numel") is None:
+            continue
+        seen.setdefault(c["numel"], set()).add(tuple(meta.get(k) for k in keys))
+    values = set().union(*seen.values()) if seen else set()
+    if len(seen) >= 2 and len(values) == 1:
+        return {**tune, "problem": "key-constant", "key_values": dict(zip(keys, next(iter(values)))),
+                "sizes": sorted(seen)}
+    return None
 
 
 def overall(categories: list[str], memory_categories: list[str] = ()) -> str | None:

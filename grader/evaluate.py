@@ -50,12 +50,20 @@ def _close(out64: torch.Tensor, ref: torch.Tensor, rtol: float, atol: float) -> 
     return ((out64 - ref).abs() <= atol + rtol * ref.abs()) | both_nan | same_inf
 
 
+def matches(out, ref, tolerance: tuple[float, float], share: float = 0.999) -> bool:
+    """At least `share` of the elements of `out` within twice `tolerance` (rtol, atol) of `ref` (NaN matches NaN):
+    how a known mistake is recognised in an output that carries its own rounding."""
+    rtol, atol = tolerance
+    close = _close(out.double(), ref.double().to(out.device), 2 * rtol, 2 * atol)
+    return bool(close.float().mean() >= share) if close.numel() else True
+
+
 def _unravel(i: int, shape) -> list:
     return [int(v) for v in np.unravel_index(i, tuple(shape))] if len(shape) > 1 else [i]
 
 
 def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_launches, spec, interpreted: bool,
-                    expected_dtype, device: str, scale=None, store_spans=None) -> dict:
+                    expected_dtype, device: str, scale=None, store_spans=None, issued=None) -> dict:
     """Shape/dtype/device, unwritten elements, values, tiles. `inputs_cpu` are the inputs as given (for display);
     `scale` (optional, like ref) multiplies atol: the magnitude of the terms a reduction added up."""
     ev: dict = {}
@@ -70,7 +78,18 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     ev["device_ok"] = out.device.type == torch.device(device).type
     ev["shape_ok"] = tuple(out.shape) == tuple(ref.shape)
     ev["dtype_ok"] = out.dtype == expected_dtype
-    if not (ev["shape_ok"] and ev["device_ok"]):
+    source = memory.region_of(out) if out.numel() else None
+    if source is not None and source.kind == "input":
+        ev["returned_input"] = source.name
+    # Allocated with no device= (and written by a kernel, or returned): on a GPU machine it sits on the CPU.
+    no_device = [r for r in memory.regions if r.no_device_line is not None and (r.stored or r is source)]
+    if no_device:
+        ev["device_ok"] = False
+        ev["no_device"] = {"line": no_device[0].no_device_line or None, "tensor": no_device[0].name}
+    if ev["shape_ok"] and spec.contiguous_output and not out.is_contiguous():
+        ev["layout_ok"] = False
+        ev["got_strides"], ev["expected_strides"] = list(out.stride()), list(ref.contiguous().stride())
+    if not (ev["shape_ok"] and ev["device_ok"] and ev.get("layout_ok", True)):
         return ev
 
     # Everything below runs on the output's device: at 2^24 elements a CPU round trip costs seconds.
@@ -85,17 +104,31 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     if interpreted and region is not None and region.kind == "alloc" and recorder_launches:
         offset = (out.data_ptr() - region.start) // region.elsize
         written = torch.zeros(numel, dtype=torch.bool)
-        per_launch: dict = {}
-        for launch, program, elems in region.stored:
+        per_program: dict = {}
+        for launch, program, elems, atomic in region.stored:
             idx = elems - offset
             idx = idx[(idx >= 0) & (idx < numel)]
             written[torch.from_numpy(idx)] = True
-            per_launch.setdefault(launch, []).append(idx)
+            if not atomic:  # atomics may meet on one element by design (split reductions)
+                per_program.setdefault((launch, program), []).append(idx)
+        per_launch: dict = {}
+        for (launch, _), parts in per_program.items():
+            per_launch.setdefault(launch, []).append(np.unique(np.concatenate(parts)))
         for parts in per_launch.values():
             allidx = np.concatenate(parts)
             duplicates += int(allidx.size - np.unique(allidx).size)
         unwritten |= ~written
+        masked_here = torch.zeros(numel, dtype=torch.bool)
+        for elems in region.masked:
+            idx = elems - offset
+            masked_here[torch.from_numpy(idx[(idx >= 0) & (idx < numel)])] = True
+        # Unwritten elements a store lane pointed at but the kernel's mask switched off, and ones no lane addressed.
+        ev["unwritten_masked"] = int((unwritten.cpu() & masked_here).sum())
+        ev["unwritten_unaddressed"] = int((unwritten.cpu() & ~masked_here).sum())
         ev["stores_in_place"] = stores_in_place(out, region, memory, recorder_launches, store_spans or [])
+        ev["work"] = work_per_program(per_launch, memory, recorder_launches)
+        if issued:  # store lanes the biggest launch issued (masked or not): fewer than n elements cannot cover n
+            ev["issued_lanes"] = max(issued.values())
     ev["duplicates"] = duplicates
 
     rtol, atol = spec.tolerance_for(str(expected_dtype).replace("torch.", ""))
@@ -136,6 +169,34 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     status = np.where(tile_unwritten.numpy(), ".", np.where(tile_wrong.numpy(), "x", "o"))
     ev["tiles"] = {"block": block, "status": "".join(status.tolist())}
     return ev
+
+
+def work_per_program(per_launch: dict, memory: Memory, launches: list[dict]) -> dict | None:
+    """Wasted programs in the launch with the most: `repeats` stored exactly the elements another program of the
+    same launch stored (a tile computed again, e.g. a 2-D grid for a 1-D problem); `idle` stored nothing anywhere
+    (every lane masked off, or an early return: a grid far larger than the tiles)."""
+    working: dict = {}
+    for r in memory.regions:
+        for launch, program, elems, _ in r.stored:
+            if elems.size:
+                working.setdefault(launch, set()).add(program)
+    worst = None
+    for i, info in enumerate(launches):
+        programs = info.get("programs")
+        if not programs:
+            continue
+        seen, repeats = set(), 0
+        for idx in per_launch.get(i, []):
+            if idx.size:
+                key = idx.tobytes()
+                repeats += key in seen
+                seen.add(key)
+        busy = len(working.get(i, ()))
+        row = {"launch": i, "kernel": info.get("kernel"), "programs": programs, "working": busy,
+               "idle": programs - busy, "repeats": repeats, "distinct": len(seen)}
+        if worst is None or (row["repeats"], row["idle"]) > (worst["repeats"], worst["idle"]):
+            worst = row
+    return worst
 
 
 def stores_in_place(out, region, memory: Memory, launches: list[dict], spans: list) -> bool:

@@ -20,7 +20,10 @@ def bytes_kw(d: dict, spec) -> dict:
     moved = d.get("bytes_moved")
     total = moved["total"] if isinstance(moved, dict) else moved
     n, fused, eager = model.get("n") or 0, model.get("fused") or 0, model.get("eager") or 0
+    stored = moved.get("stored") if isinstance(moved, dict) else d.get("stored")
     return {"n": f"{n:,}", "moved": f"{total:,}", "fused": f"{fused:,}", "eager": f"{eager:,}",
+            "stored": f"{stored or 0:,}", "output": f"{model.get('stored') or 0:,}",
+            "extra_stored": f"{(stored or 0) - (model.get('stored') or 0):,}",
             "fused_formula": _formula(fused, n), "eager_formula": _formula(eager, n),
             "extra": f"{(total or 0) - fused:,}", "saved": f"{eager - fused:,}",
             "intermediate": spec.intermediate or "the intermediate"}
@@ -38,7 +41,8 @@ def timing_kw(d: dict) -> dict:
 def render_parts(v, spec, lang: str) -> list:
     parts = []
     if v.bytes_moved and v.bytes_model and (v.passed or v.diagnosis in ("too-slow", "impossible-time")):
-        parts.append(Text("  " + t("bytes_proof", lang, **bytes_kw(v.__dict__, spec))))
+        proof = "stored_proof" if v.bytes_model.get("stored") is not None else "bytes_proof"
+        parts.append(Text("  " + t(proof, lang, **bytes_kw(v.__dict__, spec))))
     if spec.speedup_min is not None and spec.bytes_proof and v.device == "cpu" and v.passed:
         parts.append(Text("  " + t("bytes_stand_in", lang), style="italic"))
     timing = v.timing or {}

@@ -17,6 +17,14 @@ DIAGNOSES = {
                       "even inside one kernel.",
                 "zh": "让 {intermediate} 留在寄存器里：在同一个 program 里算出来就直接用，只 store 最终结果。"
                       "先 store 再 load 同一地址就是一次经过 HBM 的往返，哪怕在同一个 kernel 里。"}},
+    "fusion-stored": {
+        "what": {"en": "one launch, but each call stored {stored} bytes at n={n} where the output is {output}: "
+                       "the extra {extra_stored} bytes are {intermediate} written to memory",
+                 "zh": "只启动了一个 kernel，但 n={n} 时每次调用 store 了 {stored} 字节，而输出只有 {output} 字节："
+                       "多出的 {extra_stored} 字节是写到显存里的 {intermediate}"},
+        "fix": {"en": "Keep {intermediate} in registers (the accumulator tile): apply the rest to it in the same "
+                      "program and store only the final output tile.",
+                "zh": "让 {intermediate} 留在寄存器里（累加器 tile）：在同一个 program 里接着算完，只 store 最终的输出 tile。"}},
     "too-slow": {
         "what": {"en": "correct, but only {speedup}x faster than eager at n={n} ({cand} µs vs {eager_t} µs); "
                        "this drill wants at least {need}x",
@@ -43,6 +51,11 @@ M = {
               "{eager} B ({eager_formula}). Fusion saves {intermediate} written to HBM and read back: {saved} B.",
         "zh": "字节证明（解释器，n={n}）：实际搬运 {moved} B；融合模型 {fused} B（{fused_formula}），eager {eager} B"
               "（{eager_formula}）。融合省下的是 {intermediate} 写回 HBM 再读回来的往返：{saved} B。"},
+    "stored_proof": {
+        "en": "stores proof (interpreter, n={n}): each call stored {stored} B, the output alone ({output} B): "
+              "{intermediate} never went to memory.",
+        "zh": "存储证明（解释器，n={n}）：每次调用只 store 了 {stored} B，正好是输出本身（{output} B）："
+              "{intermediate} 从没写到显存。"},
     "bytes_stand_in": {
         "en": "Speed is timed on a GPU only; here the bytes proof stands in for it (this op is memory-bound: "
               "time follows bytes).",

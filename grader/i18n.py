@@ -24,9 +24,10 @@ M = {
     "pass": {"en": "PASS", "zh": "通过"},
     "fail": {"en": "FAIL", "zh": "未通过"},
     "interpreter_note": {
-        "en": "No GPU here: your kernel ran in Triton's interpreter. Every lane of every load and store was "
-              "checked; speed was not measured.",
-        "zh": "本机没有 GPU：kernel 在 Triton 解释器里运行。每个 load/store 的每条 lane 都检查过地址；没有测速度。"},
+        "en": "No GPU here: your kernel ran in Triton's interpreter. Every lane of every load, store and atomic "
+              "was checked; speed was not measured.",
+        "zh": "本机没有 GPU：kernel 在 Triton 解释器里运行。每个 load、store 和 atomic 的每条 lane 都检查过地址；"
+              "没有测速度。"},
     "cuda_note": {
         "en": "Ran on {name}; memory safety also checked lane by lane in Triton's interpreter.",
         "zh": "在 {name} 上运行；另外在 Triton 解释器里逐 lane 检查了访存越界。"},
@@ -49,6 +50,10 @@ M = {
     "autotune_picked": {"en": "The autotuner picked {config} at the largest size.",
                         "zh": "在最大尺寸上，autotuner 选中的是 {config}。"},
     "elapsed": {"en": "graded in {s:.1f} s", "zh": "评测用时 {s:.1f} 秒"},
+    "skipped": {"en": "{n} calls skipped to fit the interpreter's time budget (sizes {sizes}; the slowest would "
+                      "take ~{estimate} s): the verdict rests on the calls that ran",
+                "zh": "为了不超出解释器的时间预算，跳过了 {n} 次调用（尺寸 {sizes}；最慢的一次估计要 ~{estimate} 秒）："
+                      "结论基于实际运行的调用"},
 }
 
 # Per diagnosis: what is wrong, and the fix. Formatted with the diagnosis detail.
@@ -73,6 +78,13 @@ DIAGNOSES = {
         "fix": {"en": "Look for a loop whose bound never moves: a `while` in the kernel, or a grid-stride loop "
                       "that does not advance.",
                 "zh": "找一个永远不结束的循环：kernel 里的 while，或者步长不前进的 grid-stride 循环。"}},
+    "timeout-budget": {
+        "what": {"en": "too slow for Triton's interpreter: even size {size} would take ~{estimate} s "
+                       "({programs} programs per launch)",
+                 "zh": "对 Triton 解释器来说太慢：连尺寸 {size} 都估计要 ~{estimate} 秒（每次启动 {programs} 个 program）"},
+        "fix": {"en": "Launch one program per BLOCK-sized tile, with a BLOCK of a few hundred elements or more: "
+                      "grid = (triton.cdiv(n, BLOCK_SIZE),).",
+                "zh": "每块 BLOCK 大小的 tile 启动一个 program，BLOCK 取几百个元素以上：grid = (triton.cdiv(n, BLOCK_SIZE),)。"}},
     "crash": {
         "what": {"en": "the grading process died ({signal})", "zh": "评测进程崩溃（{signal}）"},
         "fix": {"en": "Usually an out-of-bounds access on the GPU (illegal address) or in native code. "
@@ -133,9 +145,104 @@ DIAGNOSES = {
                        "program {program}: the index arithmetic, not the mask",
                  "zh": "{kind} 有 {lanes} 条 lane 访问到 `{tensor}` 之外（元素 {first}，张量只有 {numel} 个），"
                        "program {program}：是下标计算错了，不是 mask"},
-        "fix": {"en": "Recompute the addresses: row/column from the program id and tl.arange, times the right "
-                      "strides (row-major (M, N): row * N + col).",
-                "zh": "重新推导地址：由 program id 和 tl.arange 得到行/列，再乘以正确的步长（行优先 (M, N)：row * N + col）。"}},
+        "fix": {"en": "Recompute the offsets: program pid owns pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE), and the "
+                      "mask must be built from the same offsets the pointers use.",
+                "zh": "重新推导 offsets：第 pid 个 program 负责 pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)，mask 必须由"
+                      "指针所用的同一组 offsets 算出。"}},
+    "oob-index-2d": {
+        "fix": {"en": "Recompute the 2-D addresses: rows and columns from the program id(s) and tl.arange, times the "
+                      "tensor's own strides (row * stride_row + col * stride_col; for a contiguous (M, N) input, "
+                      "row * N + col, not row * BLOCK), masked in both dims: (rows < M)[:, None] & (cols < N)[None, :].",
+                "zh": "重新推导二维地址：由 program id 和 tl.arange 得到行、列，再乘以张量自己的 stride（row * stride_row + "
+                      "col * stride_col；连续的 (M, N) 输入是 row * N + col，而不是 row * BLOCK），两个维度都要 mask："
+                      "(rows < M)[:, None] & (cols < N)[None, :]。"}},
+    "mask-2d": {
+        "fix": {"en": "Mask both dims of the tile: mask = (rows < M)[:, None] & (cols < N)[None, :] (use `&`, not "
+                      "`and`), and pass it to every tl.load and tl.store; a row kernel needs cols < N.",
+                "zh": "tile 的两个维度都要 mask：mask = (rows < M)[:, None] & (cols < N)[None, :]（用 `&`，不要用 "
+                      "`and`），并传给每个 tl.load 和 tl.store；按行处理的 kernel 需要 cols < N。"}},
+    "mask-strict-2d": {
+        "fix": {"en": "Each mask must be true exactly for the lanes inside the tensor: rows < M, cols < N (and, in a "
+                      "K loop, k < K) — not one fewer.",
+                "zh": "每个 mask 都应恰好在 lane 落在张量之内时为真：rows < M、cols < N（K 循环里还有 k < K），不能少一个。"}},
+    "shape-device": {
+        "what": {"en": "`{tensor}` is allocated without device= (line {line}): on a GPU machine it is created on the "
+                       "CPU, and the kernel cannot use it",
+                 "zh": "`{tensor}` 分配时没有指定 device=（第 {line} 行）：在 GPU 机器上它会建在 CPU 上，kernel 用不了"},
+        "fix": {"en": "Allocate on the input's device: torch.empty_like(x), or torch.empty(shape, device=x.device, "
+                      "dtype=x.dtype).",
+                "zh": "在输入所在的设备上分配：torch.empty_like(x)，或 torch.empty(shape, device=x.device, dtype=x.dtype)。"}},
+    "shape-layout": {
+        "what": {"en": "the output has the right shape {got} but not a contiguous layout (strides {strides}, "
+                       "expected {expected_strides}): a view such as .t() is not a new tensor in this layout",
+                 "zh": "输出形状 {got} 是对的，但内存布局不是连续的（stride {strides}，应为 {expected_strides}）："
+                       ".t() 之类的视图并不是按这个布局存放的新张量"},
+        "fix": {"en": "Allocate the output in the result's shape (torch.empty((N, M), ...)) and have the kernel write "
+                      "every element at out[row, col] = row * stride_row + col.",
+                "zh": "按结果的形状分配输出（torch.empty((N, M), ...)），由 kernel 按 out[row, col] = row * stride_row + "
+                      "col 写每个元素。"}},
+    "input-returned": {
+        "what": {"en": "you returned input `{name}` itself, after writing the result into it ({count} elements "
+                       "changed, first at index {first})",
+                 "zh": "你返回的是输入 `{name}` 本身，并把结果写进了它（改了 {count} 个元素，第一个在下标 {first}）"},
+        "fix": {"en": "Allocate a new output (torch.empty_like(x)), store into it, and return it; inputs are "
+                      "read-only.",
+                "zh": "分配新的输出（torch.empty_like(x)），store 到它里面并返回它；输入只读。"}},
+    "returned-input": {
+        "what": {"en": "you returned input `{tensor}` itself, not the output your kernel wrote",
+                 "zh": "你返回的是输入 `{tensor}` 本身，而不是 kernel 写的输出"},
+        "fix": {"en": "Return the tensor your kernel stores into.", "zh": "返回 kernel store 进去的那个张量。"}},
+    "grid-issued": {
+        "what": {"en": "the launch's {programs} programs issue store lanes for at most {coverage} elements, but the "
+                       "output has {numel}: {unwritten} elements were never written",
+                 "zh": "启动的 {programs} 个 program 一共只发出了 {coverage} 个元素的 store lane，而输出有 {numel} 个："
+                       "{unwritten} 个元素没有被写"}},
+    "grid-2d": {
+        "fix": {"en": "One program per output tile, rounding up in every dim: grid = (triton.cdiv(M, BLOCK_M), "
+                      "triton.cdiv(N, BLOCK_N)) — or a lambda over meta — so the partial edge tiles get programs too.",
+                "zh": "每块输出 tile 一个 program，每个维度都向上取整：grid = (triton.cdiv(M, BLOCK_M), "
+                      "triton.cdiv(N, BLOCK_N))（或用 lambda meta），边上不满的 tile 也要有 program。"}},
+    "grid-issued-2d": {
+        "what": {"en": "the launch's {programs} programs issue store lanes for at most {coverage} elements, but the "
+                       "output has {numel}: {unwritten} elements (edge tiles) were never written",
+                 "zh": "启动的 {programs} 个 program 一共只发出了 {coverage} 个元素的 store lane，而输出有 {numel} 个："
+                       "{unwritten} 个元素（边上的 tile）没有被写"},
+        "fix": {"en": "One program per output tile, rounding up in every dim: grid = (triton.cdiv(M, BLOCK_M), "
+                      "triton.cdiv(N, BLOCK_N)) — or a lambda over meta — so the partial edge tiles get programs too.",
+                "zh": "每块输出 tile 一个 program，每个维度都向上取整：grid = (triton.cdiv(M, BLOCK_M), "
+                      "triton.cdiv(N, BLOCK_N))（或用 lambda meta），边上不满的 tile 也要有 program。"}},
+    "grid-axes": {
+        "what": {"en": "the grid {axes} does not match the kernel's tiles: some programs store nothing while "
+                       "{unwritten} of {numel} elements are never written (axes swapped, or sized for the other dim?)",
+                 "zh": "grid {axes} 和 kernel 的 tile 对不上：有的 program 什么都没写，而 {numel} 个元素里有 {unwritten} "
+                       "个没有被写（维度顺序反了，或者按另一个维度算了大小？）"},
+        "fix": {"en": "Axis 0 of the grid must count what tl.program_id(0) indexes: grid = (triton.cdiv(M, BLOCK_M), "
+                      "triton.cdiv(N, BLOCK_N)) when pid 0 picks the row tile.",
+                "zh": "grid 的第 0 维要数的是 tl.program_id(0) 索引的东西：pid 0 选行 tile 时，grid = "
+                      "(triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))。"}},
+    "grid-waste-repeats": {
+        "what": {"en": "the launch of `{kernel}` has {programs} programs but only {distinct} distinct tiles: {repeats} "
+                       "programs recompute a tile another program already stored (values right, work wasted)",
+                 "zh": "`{kernel}` 启动了 {programs} 个 program，但只有 {distinct} 块不同的 tile：{repeats} 个 program "
+                       "重复计算了别的 program 已经写过的 tile（数值对，但做了重复的工作）"},
+        "fix": {"en": "One program per tile: a 1-D problem wants a 1-D grid, grid = (triton.cdiv(n, BLOCK_SIZE),); "
+                      "every grid axis must be used by the kernel's offsets.",
+                "zh": "每块 tile 一个 program：一维问题用一维 grid，grid = (triton.cdiv(n, BLOCK_SIZE),)；grid 的每个"
+                      "维度都要在 kernel 的 offsets 里用到。"}},
+    "grid-waste-idle": {
+        "what": {"en": "the launch of `{kernel}` has {programs} programs, {idle} of which store nothing: only "
+                       "{working} do the work",
+                 "zh": "`{kernel}` 启动了 {programs} 个 program，其中 {idle} 个什么也没写：只有 {working} 个在干活"},
+        "fix": {"en": "Launch one program per tile, not per element: grid = (triton.cdiv(n, BLOCK_SIZE),).",
+                "zh": "每块 tile 启动一个 program，而不是每个元素一个：grid = (triton.cdiv(n, BLOCK_SIZE),)。"}},
+    "grid-waste-overlap": {
+        "what": {"en": "the launch of `{kernel}` covers {covered} elements for n = {numel}: {duplicates} elements "
+                       "are stored by more than one program",
+                 "zh": "`{kernel}` 的启动覆盖了 {covered} 个元素，而 n = {numel}：有 {duplicates} 个元素被多个 program "
+                       "重复写"},
+        "fix": {"en": "The grid and the offsets must agree: cdiv(n, BLOCK_SIZE) programs, program pid at "
+                      "pid * BLOCK_SIZE.",
+                "zh": "grid 和 offsets 要一致：cdiv(n, BLOCK_SIZE) 个 program，第 pid 个从 pid * BLOCK_SIZE 开始。"}},
     "mask-guard": {
         "what": {"en": "{after} elements past the end of `{tensor}` were overwritten (it has {numel})",
                  "zh": "`{tensor}` 末尾之后的 {after} 个元素被改写了（张量只有 {numel} 个）"}},
@@ -228,6 +335,9 @@ DIAGNOSES = {
         "no-key": {"en": "key is empty", "zh": "key 是空的"},
         "key-not-size": {"en": "the key names no integer size argument (e.g. n_elements)",
                          "zh": "key 里没有整数大小参数（比如 n_elements）"},
+        "key-constant": {"en": "the key's value is the same at every size graded, so the tuner would never tune "
+                               "again for a new n",
+                         "zh": "key 的取值在所有评测尺寸上都一样，换了 n 也不会重新调优"},
         "grid-not-from-meta": {"en": "the grid does not follow the chosen BLOCK: it launches a fixed number of "
                                      "programs, not cdiv(n, meta['BLOCK_SIZE'])",
                                "zh": "grid 没有跟随选中的 BLOCK：启动的 program 数是固定的，不是 "
@@ -256,6 +366,7 @@ CHECK_NAMES_ZH = {
     "values match the float64 reference": "数值与 float64 参考一致", "second call gets a fresh output": "第二次调用得到新的输出",
     "holes filled": "空位已填", "file": "文件", "finishes in time": "按时结束", "runs without crashing": "运行不崩溃",
     "faster than eager (CUDA)": "比 eager 快（CUDA）", "bytes moved within the fused model": "搬运字节不超过融合模型",
+    "stores only the output": "只 store 输出本身",
     "grid capped, each tile stored once": "grid 有上限，每块 tile 只写一次",
     "autotuned over BLOCK and num_warps": "autotune 覆盖不同的 BLOCK 和 num_warps",
     "import": "导入文件", "entry": "入口函数", "grade": "评测", "device": "设备",

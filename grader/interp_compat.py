@@ -1,10 +1,19 @@
-"""Small fixes to Triton's interpreter that make the same learner code run on Triton 3.6 and 3.9.
+"""Small fixes to Triton's interpreter so that it runs what the compiler would run, on Triton 3.6 and 3.9.
 
-Triton 3.6's interpreter gives its tensors `__index__ = int(self.handle.data)`; a scalar's data is a 1-element
-1-D array, which NumPy >= 2.4 refuses ("only 0-dimensional arrays can be converted to Python scalars"). So
-`for r in range(0, N, RBLOCK)` with a runtime N fails on 3.6 only. Triton 3.9 uses `.squeeze()`; we do the same.
+- Triton 3.6's interpreter gives its tensors `__index__ = int(self.handle.data)`; a scalar's data is a 1-element
+  1-D array, which NumPy >= 2.4 refuses ("only 0-dimensional arrays can be converted to Python scalars"). So
+  `for r in range(0, N, RBLOCK)` with a runtime N fails on 3.6 only. Triton 3.9 uses `.squeeze()`; we do the same.
+- `and` / `or` / `not` on tensors: the compiler lowers them to element-wise logical_and / logical_or / __not__
+  (with a deprecation warning); the interpreter runs Python's, which keeps one operand of `a and b`, so a mask
+  `row_mask and col_mask` drops the row mask and the kernel reads out of bounds. We rewrite them in the kernel's
+  AST (the interpreter already rewrites it) into helpers with the compiler's semantics.
+- A constexpr annotated as a string (`BLOCK: "tl.constexpr"`): the compiler tests `"constexpr" in annotation`;
+  the interpreter compares the annotation text, which for a string literal keeps its quotes, so BLOCK arrives as a
+  runtime tensor and tl.arange fails. We recognise it the compiler's way.
 """
 from __future__ import annotations
+
+import ast
 
 
 def install() -> bool:
@@ -64,3 +73,95 @@ def install_bf16_guard() -> None:
         return orig_unary(self, arg, op, *args, **kwargs)
 
     cls.binary_op, cls.unary_op = binary_op, unary_op
+
+
+# -- and / or / not with the compiler's semantics ---------------------------------------------------------------------
+def _is_tensor(value) -> bool:
+    import triton.language as tl
+    return isinstance(value, tl.tensor)
+
+
+def _drill_bool_op(method: str, short_circuit_on: bool, thunks):
+    """`a and b` / `a or b` as the compiler evaluates them: Python values (constexprs) short-circuit at compile time,
+    tensor operands are combined element-wise (code_generator.py, _apply_boolean_values)."""
+    tensors, value = [], None
+    for thunk in thunks:
+        value = thunk()
+        if _is_tensor(value):
+            tensors.append(value)
+        elif bool(value) is short_circuit_on:
+            return value
+    if not tensors:
+        return value
+    result = tensors[-1]
+    for lhs in reversed(tensors[:-1]):
+        result = getattr(lhs, method)(result)
+    return result
+
+
+def _drill_and(*thunks):
+    return _drill_bool_op("logical_and", False, thunks)
+
+
+def _drill_or(*thunks):
+    return _drill_bool_op("logical_or", True, thunks)
+
+
+def _drill_not(value):
+    return value.__not__() if _is_tensor(value) else not value
+
+
+class _BoolOpsToCompilerSemantics(ast.NodeTransformer):
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        helper = "_drill_and" if isinstance(node.op, ast.And) else "_drill_or"
+        thunks = [ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+                             body=v) for v in node.values]
+        return ast.copy_location(ast.Call(func=ast.Name(id=helper, ctx=ast.Load()), args=thunks, keywords=[]), node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Not):
+            return node
+        return ast.copy_location(ast.Call(func=ast.Name(id="_drill_not", ctx=ast.Load()), args=[node.operand],
+                                          keywords=[]), node)
+
+
+class _ChainedTransformer:
+    """Our rewrite first, then the interpreter's own (which Triton 3.6 does not apply inside assignments)."""
+
+    def __init__(self, theirs):
+        self.theirs = theirs
+
+    def visit(self, tree):
+        return self.theirs.visit(_BoolOpsToCompilerSemantics().visit(tree))
+
+
+def install_compiler_semantics() -> None:
+    """Patch the interpreter's kernel rewriting (`and`/`or`/`not`) and constexpr detection (string annotations)."""
+    import inspect
+
+    from triton.runtime import interpreter
+    from triton.runtime.jit import _normalize_ty
+
+    rewriter = interpreter.FunctionRewriter
+    if not isinstance(rewriter.ast_transformer, _ChainedTransformer):
+        rewriter.ast_transformer = _ChainedTransformer(rewriter.ast_transformer)
+    # The rewritten kernel is exec'd with the interpreter module's globals added: the helpers must live there.
+    interpreter._drill_and, interpreter._drill_or, interpreter._drill_not = _drill_and, _drill_or, _drill_not
+
+    executor = interpreter.GridExecutor
+    orig_init = executor.__init__
+    if getattr(orig_init, "_drill_patched", False):
+        return
+
+    def __init__(self, fn, arg_names, *args, **kwargs):
+        orig_init(self, fn, arg_names, *args, **kwargs)
+        for name, ty in inspect.get_annotations(fn).items():
+            if isinstance(ty, str):
+                ty = ty.strip().strip("'\"")
+            if name in arg_names and name not in self.constexprs and "constexpr" in _normalize_ty(ty):
+                self.constexprs.append(name)
+
+    __init__._drill_patched = True
+    executor.__init__ = __init__

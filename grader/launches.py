@@ -57,6 +57,7 @@ class LaunchRecorder:
         self.lanes = lanes
         self.launches: list[dict] = []
         self.depth = 0
+        self.budget = None  # grader.budget.Budget under the interpreter: a launch that would not fit is skipped
         self._saved: list = []  # (class, attribute, original) for uninstall()
 
 
@@ -85,6 +86,8 @@ class LaunchRecorder:
                 record["programs"] = programs
             except Exception:  # the real launch below reports the learner's mistake
                 pass
+            budget = recorder.budget
+            launch_started = budget.check_launch(record["kernel"], record["programs"]) if budget else None
             recorder.launches.append(record)
             if recorder.lanes is not None:
                 recorder.lanes.launch = len(recorder.launches) - 1
@@ -93,7 +96,11 @@ class LaunchRecorder:
                 return orig(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
                 recorder.depth -= 1
+                if budget:
+                    budget.end_launch(record["kernel"], record["programs"], launch_started)
 
+        # Python's own argument errors name the function: let them name Triton's, as they would without us.
+        run.__name__, run.__qualname__ = orig.__name__, orig.__qualname__
         cls.run = run
 
     def install(self, interpreted: bool):
@@ -109,6 +116,12 @@ class LaunchRecorder:
         recorder = self
 
         def autotuner_run(tuner, *args, **kwargs):
+            # Triton checks this while benchmarking, which a pinned config skips: give its message all the same.
+            conflicts = set(kwargs) & {k for c in getattr(tuner, "_drill_all_configs", tuner.configs)
+                                       for k in c.kwargs}
+            if conflicts:
+                raise ValueError(f"Conflicting meta-parameters: {', '.join(sorted(conflicts))}."
+                                 " Make sure that you don't re-define auto-tuned symbols.")
             recorder.depth += 1
             try:
                 return orig_run(tuner, *args, **kwargs)
@@ -116,6 +129,7 @@ class LaunchRecorder:
                 recorder.depth -= 1
 
         self._saved.append((autotuner.Autotuner, "run", orig_run))
+        autotuner_run.__name__, autotuner_run.__qualname__ = orig_run.__name__, orig_run.__qualname__
         autotuner.Autotuner.run = autotuner_run
 
     def uninstall(self):
@@ -153,12 +167,14 @@ def config_label(config) -> str:
 def pinned(tuner, config):
     """Make an autotuner use exactly one config (no benchmarking: it needs a GPU driver)."""
     saved = (tuner.configs, dict(tuner.cache))
+    tuner._drill_all_configs = saved[0]
     tuner.configs = [config]
     tuner.cache = {}
     try:
         yield
     finally:
         tuner.configs, tuner.cache = saved[0], saved[1]
+        del tuner._drill_all_configs
 
 
 def autotune_evidence(tuners: list, min_configs: int) -> dict:

@@ -21,6 +21,14 @@ _SENTINEL_BITS = {
 }
 
 
+def span_elems(shape, stride) -> int:
+    """Elements from a view's first to its last element, gaps included (a transposed or sliced view's extent)."""
+    shape, stride = tuple(shape), tuple(stride)
+    if any(int(n) == 0 for n in shape):
+        return 0
+    return 1 + sum((int(n) - 1) * abs(int(st)) for n, st in zip(shape, stride))
+
+
 def bits_view(t: torch.Tensor) -> torch.Tensor | None:
     spec = _SENTINEL_BITS.get(t.dtype)
     return t.view(spec[0]) if spec else None
@@ -53,12 +61,14 @@ class Region:
     sentinel_filled: bool = False       # data was pre-filled with the sentinel
     elsize: int = 4
     stored: list = field(default_factory=list)  # element indices written by Triton stores (interpreter only)
+    masked: list = field(default_factory=list)  # element indices store lanes pointed at, masked off (interpreter)
+    no_device_line: int | None = None   # allocated by a factory call with no device= (CPU on a GPU machine), here
 
     def guard_hits(self) -> dict:
         """Count guard-band elements that no longer hold the sentinel: writes past either end."""
         if self.buffer is None:
             return {"before": 0, "after": 0, "first_after": None, "last_before": None}
-        numel = self.tensor.numel()
+        numel = (self.end - self.start) // self.elsize  # the view's extent (a strided view spans more)
         lo = self.buffer[:GUARD_ELEMS]
         hi = self.buffer[GUARD_ELEMS + numel:]
         lo_hit = ~is_sentinel(lo)
@@ -82,7 +92,7 @@ class Memory:
         self._starts = None
         self._ends = None
         for r in carried:
-            r.stored = []  # stores are evidence of the call at hand only
+            r.stored, r.masked = [], []  # stores are evidence of the call at hand only
             self.regions.append(r)
         if self.regions:
             self._index()
@@ -93,28 +103,34 @@ class Memory:
         self._starts = np.array([r.start for r in self.regions], dtype=np.uint64)
         self._ends = np.array([r.end for r in self.regions], dtype=np.uint64)
 
-    def guarded(self, shape, dtype, name: str, kind: str, fill_value=None) -> torch.Tensor:
+    def guarded(self, shape, dtype, name: str, kind: str, fill_value=None, stride=None) -> torch.Tensor:
+        """A new tensor inside guard bands: contiguous, or with the given strides (the bands then flank its whole
+        extent, gaps included)."""
         numel = 1
         for s in shape:
             numel *= int(s)
-        buf = torch.empty(numel + 2 * GUARD_ELEMS, dtype=dtype, device=self.device)
+        extent = numel if stride is None else span_elems(shape, stride)
+        buf = torch.empty(extent + 2 * GUARD_ELEMS, dtype=dtype, device=self.device)
         fill_sentinel(buf)
-        view = buf[GUARD_ELEMS:GUARD_ELEMS + numel].view(tuple(shape))
+        data = buf[GUARD_ELEMS:GUARD_ELEMS + extent]
+        view = data.view(tuple(shape)) if stride is None else data.as_strided(tuple(shape), tuple(stride))
         if fill_value is not None:
             view.fill_(fill_value)
         self.add(view, name, kind, buffer=buf, sentinel_filled=fill_value is None)
         return view
 
     def place(self, t: torch.Tensor, name: str) -> torch.Tensor:
-        """A copy of `t` on the grading device, inside guard bands."""
-        view = self.guarded(t.shape, t.dtype, name, "input", fill_value=0)
+        """A copy of `t` on the grading device, inside guard bands, with t's layout (a transposed view stays one:
+        kernels must read inputs through their strides)."""
+        stride = None if t.is_contiguous() else t.stride()
+        view = self.guarded(t.shape, t.dtype, name, "input", fill_value=0, stride=stride)
         view.copy_(t.to(self.device))
         self.regions[-1].sentinel_filled = False
         return view
 
     def add(self, t: torch.Tensor, name: str, kind: str, buffer=None, sentinel_filled=False) -> Region:
         start = t.data_ptr()
-        end = start + max(t.numel(), 1) * t.element_size()
+        end = start + max(span_elems(t.shape, t.stride()), 1) * t.element_size()
         for r in self.regions:  # a view of a known tensor (or the same one again): keep the first, whole region
             if r.start <= start and end <= r.end:
                 return r

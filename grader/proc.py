@@ -1,11 +1,23 @@
-"""Child processes that run learner or compiler code: their environment, and ending them with all they started."""
+"""Child processes that run learner or compiler code: their environment, starting and ending them, their scratch
+folders, and what happens to all of them when `drill` itself is interrupted or terminated.
+
+Every child runs in its own session (process group), so a kill reaches whatever the learner's code started.
+`end_all()` kills every child still running and removes every scratch folder: the CLI calls it on Ctrl-C, SIGTERM
+and SIGHUP, whichever thread the grade was running on.
+"""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
+from contextlib import contextmanager
 
 from .spec import ROOT
+
+LIVE: set = set()       # children started and not yet reaped
+LIVE_DIRS: set = set()  # scratch folders not yet removed
 
 
 def child_env(**extra) -> dict:
@@ -14,10 +26,64 @@ def child_env(**extra) -> dict:
                 PYTHONUNBUFFERED="1", **extra)
 
 
+def spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
+    """Popen in a new session, registered so that end_all() can reach it."""
+    proc = subprocess.Popen(cmd, start_new_session=True, **kwargs)
+    LIVE.add(proc)
+    return proc
+
+
+def reaped(proc: subprocess.Popen) -> None:
+    LIVE.discard(proc)
+
+
 def kill_group(proc: subprocess.Popen) -> None:
     """SIGKILL the child's whole process group (it was started with start_new_session=True), then reap it."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError):
         pass
     proc.wait()
+    LIVE.discard(proc)
+
+
+@contextmanager
+def scratch_dir(prefix: str):
+    """A temporary folder that end_all() removes too (a signal may end us while a grade runs on a thread)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    LIVE_DIRS.add(path)
+    try:
+        yield path
+    finally:
+        LIVE_DIRS.discard(path)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def end_all() -> None:
+    """Kill every child's process group and remove every scratch folder still registered."""
+    for proc in list(LIVE):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        LIVE.discard(proc)
+    for path in list(LIVE_DIRS):
+        shutil.rmtree(path, ignore_errors=True)
+        LIVE_DIRS.discard(path)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived; unwinds like Ctrl-C (not an Exception: nothing on the way swallows it)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def raise_on_termination() -> None:
+    """SIGTERM and SIGHUP raise Terminated in the main thread, so `finally` blocks and end_all() run."""
+    def handler(signum, frame):
+        raise Terminated(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, handler)

@@ -69,19 +69,32 @@ def explain(v, lang: str) -> tuple[str, str]:
             key = "crash-cpu"
     elif cat == "timeout":
         kw.update(seconds=d.get("seconds"), device=d.get("device"))
+        if d.get("budget"):
+            key = "timeout-budget"
+            size = d.get("size")
+            kw.update(size=size if isinstance(size, int) else "x".join(map(str, size or [])),
+                      estimate=d.get("estimate_s"), programs=d.get("programs") or "?")
     elif cat == "torch-fallback":
         kw["ops"] = ", ".join(sorted({o["op"] for o in d.get("ops", [])}))
     elif cat == "fusion":
         kw.update(launches=d.get("launches"), expected=d.get("expected"), kernels=", ".join(d.get("kernels", [])))
         if d.get("bytes_moved"):
-            key = "fusion-bytes"
+            key = "fusion-stored" if d.get("stored_only") else "fusion-bytes"
             kw.update(fusion_report.bytes_kw(d, spec))
     elif cat in ("too-slow", "impossible-time") or d.get("timing"):
         kw.update(fusion_report.timing_kw(d), numel=d.get("numel"), wrong=d.get("wrong"), unwritten=0)
     elif cat in ("dtype", "shape"):
         kw.update(got=d.get("got"), expected=d.get("expected"), device=d.get("device"))
+        if cat == "shape" and d.get("no_device"):
+            key = "shape-device"
+            kw.update(line=d["no_device"].get("line") or "?", tensor=d["no_device"].get("tensor"))
+        elif cat == "shape" and d.get("strides"):
+            key = "shape-layout"
+            kw.update(strides=tuple(d["strides"]), expected_strides=tuple(d.get("expected_strides") or ()))
     elif cat == "input-mutated":
         kw.update(**d["inputs"][0])
+        if d.get("returned_input"):
+            key = "input-returned"
     elif cat == "mask" and d.get("violation"):
         viol = d["violation"]
         kw.update(kind=f"tl.{viol['kind']}", lanes=viol["lanes"], tensor=viol["tensor"], first=viol["first_elem"],
@@ -113,6 +126,15 @@ def explain(v, lang: str) -> tuple[str, str]:
     elif cat == "grid":
         kw.update(programs=d.get("programs"), block=d.get("block"), coverage=d.get("coverage"),
                   numel=d.get("numel"), unwritten=d.get("unwritten"))
+        if d.get("issued"):
+            key = "grid-issued"
+        elif d.get("axes"):
+            key = "grid-axes"
+            kw["axes"] = ", ".join(str(tuple(a)) for a in d["axes"] if a)
+        if d.get("wasted"):
+            key = f"grid-waste-{d['wasted']}"
+            kw.update({k: d.get(k) for k in ("working", "idle", "repeats", "distinct", "duplicates", "covered",
+                                             "kernel")})
     elif cat in ("indexing", "reduction", "stability", "other", "persistent", "autotune"):
         kw.update({k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in d.items()
                    if v is not None and not isinstance(v, dict)})
@@ -128,9 +150,14 @@ def explain(v, lang: str) -> tuple[str, str]:
             kw["labels"] = "; ".join(d.get("labels") or []) or "-"
     elif cat in ("unwritten", "wrong-values"):
         kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"))
-    entry_text = DIAGNOSES.get(key, {})
-    fix_text = DIAGNOSES.get(key, {}).get("fix") or DIAGNOSES.get(cat, {}).get("fix", "")
-    return _fmt(pick(entry_text.get("what", cat), lang), **kw), _fmt(pick(fix_text, lang), **kw)
+    if d.get("returned_input") and key == cat:
+        key = "returned-input"
+        kw["tensor"] = d["returned_input"]
+    # Most specific first: the key (its 2-D variant in 2-D drills), then the category (likewise).
+    keys = [f"{key}-2d", key, f"{cat}-2d", cat] if spec.two_d else [key, cat]
+    what = next((DIAGNOSES[k]["what"] for k in keys if "what" in DIAGNOSES.get(k, {})), cat)
+    fix = next((DIAGNOSES[k]["fix"] for k in keys if "fix" in DIAGNOSES.get(k, {})), "")
+    return _fmt(pick(what, lang), **kw), _fmt(pick(fix, lang), **kw)
 
 
 def source_excerpt(lines: list[str], line: int | None, context: int = 1) -> Text | None:
@@ -180,6 +207,18 @@ def sizes_row(cases: list[dict]) -> Text:
     return out
 
 
+def skipped_line(skipped: list[dict], lang: str) -> Text:
+    """Calls left out to stay within the interpreter's time budget: which sizes, and why."""
+    sizes = []
+    for c in skipped:
+        label = c["size"] if isinstance(c["size"], int) else "x".join(map(str, c["size"]))
+        label = f"{label}" + (f"({c['probe']})" if c.get("probe") else "")
+        if label not in sizes:
+            sizes.append(label)
+    worst = max(c["skipped"]["estimate_s"] for c in skipped)
+    return Text("  " + t("skipped", lang, n=len(skipped), sizes=", ".join(sizes), estimate=worst), style="yellow")
+
+
 def render(v, lang: str) -> Group:
     parts = []
     head = Text()
@@ -208,6 +247,8 @@ def render(v, lang: str) -> Group:
     if v.cases:
         parts.append(Text(t("sizes", lang) + ":", style="bold"))
         parts.append(sizes_row(v.cases))
+    if v.skipped:
+        parts.append(skipped_line(v.skipped, lang))
     if focus.get("tiles") and len(focus["tiles"]["status"]) > 0:
         parts.append(tile_map(focus["tiles"], focus.get("numel", 0), lang))
     fb = focus.get("first_bad")

@@ -11,13 +11,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from drills import get_spec
 from . import fusion
+from . import proc as procs
 from .proc import child_env, kill_group
 from .diagnose import DECISIVE, memory_evidence, overall
 from .static import inspect_file
@@ -60,6 +60,7 @@ class Verdict:
     bytes_model: dict | None = None    # the drill's {n, fused, eager} at that n
     timing: dict | None = None         # CUDA speed gate (grader.timing), fused drills only
     evidence: list = field(default_factory=list)  # per (device, size): what the first call did (size_evidence)
+    skipped: list = field(default_factory=list)   # interpreted calls left out to stay within the time budget
 
     def to_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "source_lines"}
@@ -85,35 +86,26 @@ def cuda_available() -> bool:
         return False
 
 
-LIVE: set = set()  # child processes not yet waited for (a caller on another thread may need to end them)
-
-
 def kill_children() -> None:
     """End every grading child still running (e.g. on Ctrl-C while grades run on background threads)."""
-    for proc in list(LIVE):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+    procs.end_all()
 
 
-def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, workdir: str):
+def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, workdir: str, timeout: float):
     out = os.path.join(workdir, f"result-{device}.json")
     log = open(os.path.join(workdir, f"log-{device}.txt"), "w+b")
     cmd = [sys.executable, "-m", "grader.child", "--file", str(path), "--drill", drill, "--device", device,
-           "--seed", str(seed), "--out", out] + (["--quick"] if quick else [])
+           "--seed", str(seed), "--out", out, "--timeout", str(timeout)] + (["--quick"] if quick else [])
     env = child_env(PYTHONDONTWRITEBYTECODE="1")
     progress = progress_fd() if device == "cuda" else None  # timing progress goes to our stderr, live
     if progress is not None:
         env["DRILL_PROGRESS_FD"] = str(progress)
     try:
-        proc = subprocess.Popen(cmd, cwd=str(path.parent), env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True,
-                                pass_fds=(progress,) if progress is not None else ())
+        proc = procs.spawn(cmd, cwd=str(path.parent), env=env, stdin=subprocess.DEVNULL, stdout=log,
+                           stderr=subprocess.STDOUT, pass_fds=(progress,) if progress is not None else ())
     finally:
         if progress is not None:
             os.close(progress)
-    LIVE.add(proc)
     return proc, out, log
 
 
@@ -137,7 +129,7 @@ def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
         except (ProcessLookupError, subprocess.TimeoutExpired):
             pass
         kill_group(proc)  # the whole group: a hung kernel may have helpers
-    LIVE.discard(proc)
+    procs.reaped(proc)
     run.returncode = proc.returncode
     run.elapsed_s = time.monotonic() - started
     log.seek(0)
@@ -153,16 +145,15 @@ def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
 
 
 def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout: float) -> list[ChildRun]:
-    with tempfile.TemporaryDirectory(prefix="drill-grade-") as workdir:
+    with procs.scratch_dir("drill-grade-") as workdir:
         started = [(d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
-                                    workdir=workdir)) for d in devices]
+                                    workdir=workdir, timeout=timeout)) for d in devices]
         deadline = time.monotonic() + timeout
         try:
             return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
         except BaseException:  # Ctrl-C in the parent: the children have their own session, so end them here
             for _, proc, _, log in started:
                 kill_group(proc)
-                LIVE.discard(proc)
                 log.close()
             raise
 
@@ -221,6 +212,7 @@ def _done(v: Verdict, started: float) -> Verdict:
 
 def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
     """Child results -> one verdict: fatal problems first, then every call's category."""
+    runs = explain_cuda_death(v, runs)
     for r in runs:
         if r.result:
             v.info.setdefault(r.device, {k: r.result.get(k) for k in ("triton", "torch", "device_name",
@@ -242,6 +234,14 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
                              "detail": f"the grading process died ({v.detail['signal'] or r.returncode})"})
             return
         fatal = r.result.get("fatal")
+        if not fatal and not r.result.get("calls") and r.result.get("skipped"):
+            first = r.result["skipped"][0]
+            v.diagnosis, v.detail = "timeout", {"budget": True, "device": r.device, **first["skipped"],
+                                                "seconds": r.result.get("budget_s"), "size": first["size"]}
+            v.checks.append({"name": "finishes in time", "passed": False,
+                             "detail": f"even size {first['size']} would take ~{first['skipped']['estimate_s']} s "
+                                       f"in the interpreter"})
+            return
         if not fatal and not r.result.get("calls"):
             fatal = {"stage": "grade", "type": "NoCalls", "message": "no call of your function completed"}
         if fatal:
@@ -251,11 +251,12 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
             return
 
     calls = [dict(c, device=r.device) for r in runs for c in r.result.get("calls", [])]
+    v.skipped = [dict(c, device=r.device) for r in runs for c in r.result.get("skipped", [])]
     v.diagnosis = combine(calls)
     v.passed = v.diagnosis is None
     v.cases = summarize_cases(calls)
     v.evidence = size_evidence(calls)
-    v.checks = summarize_checks(calls, spec)
+    v.checks += summarize_checks(calls, spec)
     v.others = sorted({c["category"] for c in calls if c["category"] and c["category"] != v.diagnosis})
     fusion.annotate(v, calls, runs)  # launches, bytes proof, speed gate (may turn a pass into too-slow)
     if not v.passed and not v.detail.get("timing"):
@@ -264,6 +265,20 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
         v.line = line_of(v.focus)
         if v.diagnosis == "offsets" and not v.detail.get("violation"):
             v.line = offsets_line(v.source_lines, v.focus.get("launches", [])) or v.line
+
+
+def explain_cuda_death(v: Verdict, runs: list[ChildRun]) -> list[ChildRun]:
+    """A CUDA child that died with no result (a fault that took the process down) is a symptom when the
+    interpreter run beside it saw out-of-bounds lanes: those name the cause and the line. Grade on the lanes."""
+    dead = [r for r in runs if r.device == "cuda" and r.result is None and not r.timed_out]
+    lanes = [c for r in runs if r.device == "cpu" and r.result for c in r.result.get("calls", [])]
+    if not dead or not any(out_of_bounds(c) for c in lanes):
+        return runs
+    sig = -dead[0].returncode if dead[0].returncode and dead[0].returncode < 0 else None
+    v.checks.append({"name": "runs without crashing", "passed": False,
+                     "detail": f"the CUDA run died ({signal.Signals(sig).name if sig else dead[0].returncode}); "
+                               f"the interpreter's out-of-bounds lanes explain it"})
+    return [r for r in runs if r not in dead]
 
 
 def stuck_line(output: str, learner_file: str) -> int | None:
@@ -369,15 +384,26 @@ def size_evidence(calls: list[dict]) -> list[dict]:
 
 
 MEMORY_CHECK = "memory accesses in bounds"
+
+
+def out_of_bounds(c: dict) -> bool:
+    return bool(c.get("violations") or c.get("guard_hits") or memory_evidence(c.get("detail") or {}))
+
+
+# Each row is computed from its own evidence in the call, whatever category the call ended up with: a row is ✗
+# exactly when its own thing went wrong (a too-strict mask leaves elements unwritten, it touches no foreign memory).
 CHECKS = (
-    ("runs without error", ("error", "crash")),
-    ("computes in a Triton kernel", ("torch-fallback", "no-kernel", "fusion")),
-    ("output dtype and shape", ("dtype", "shape")),
-    (MEMORY_CHECK, ("mask",)),
-    ("inputs unchanged", ("input-mutated",)),
-    ("every output element written", ("grid", "offsets", "unwritten")),
-    ("values match the float64 reference", ("wrong-values", "indexing", "reduction", "stability", "other")),
-    ("second call gets a fresh output", ("stale-output",)),
+    ("runs without error", lambda c: c["category"] in ("error", "crash")),
+    ("computes in a Triton kernel", lambda c: c["category"] in ("torch-fallback", "no-kernel")
+     or (c["category"] == "fusion" and not (c.get("detail") or {}).get("bytes_moved"))),
+    ("output dtype and shape", lambda c: c.get("returned") == "tensor" and not (
+        c.get("dtype_ok", True) and c.get("shape_ok", True) and c.get("device_ok", True)
+        and c.get("layout_ok", True))),
+    (MEMORY_CHECK, out_of_bounds),
+    ("inputs unchanged", lambda c: bool(c.get("inputs_mutated"))),
+    ("every output element written", lambda c: bool(c.get("unwritten"))),
+    ("values match the float64 reference", lambda c: bool(c.get("wrong"))),
+    ("second call gets a fresh output", lambda c: bool(c.get("stale"))),
 )
 
 
@@ -389,14 +415,11 @@ SPEC_CHECKS = (
 
 
 def summarize_checks(calls: list[dict], spec=None) -> list[dict]:
+    rows = list(CHECKS) + [(name, lambda c, cats=cats: c["category"] in cats)
+                           for field_name, name, cats in SPEC_CHECKS if getattr(spec, field_name, None)]
     checks = []
-    extra = tuple((name, cats) for field_name, name, cats in SPEC_CHECKS if getattr(spec, field_name, None))
-    for name, cats in CHECKS + extra:
-        # Out-of-bounds evidence belongs to the memory row, whatever category the call ended up with.
-        if name == MEMORY_CHECK:
-            bad = [c for c in calls if memory_evidence(c.get("detail") or {}) or c["category"] in cats]
-        else:
-            bad = [c for c in calls if c["category"] in cats and not memory_evidence(c.get("detail") or {})]
+    for name, failed in rows:
+        bad = [c for c in calls if failed(c)]
         detail = f"{len(calls) - len(bad)}/{len(calls)} calls" if not bad else \
             f"{len(bad)}/{len(calls)} calls failed, first at size {bad[0]['size']} on {bad[0]['device']}"
         checks.append({"name": name, "passed": not bad, "detail": detail})

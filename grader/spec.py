@@ -26,6 +26,18 @@ class Probe:
     make_inputs: Callable           # (size, generator) -> tuple of CPU tensors
     sizes: Sequence
     category: str | None = None     # a values failure here means this; None: the drill's value_category
+    kwargs: dict = field(default_factory=dict)  # extra arguments for the entry point (e.g. causal=True)
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known wrong answer, as data: when the learner's output matches `reference` instead of the true one, the
+    diagnosis is `category` (a forgotten 1/sqrt(D) -> `scale`, the bias added per row -> `epilogue`).
+    `reference(*inputs_as_float64, meta=<the launch's constexprs>, **kwargs)` returns a tensor, or None when the
+    mistake does not apply to this call (it would equal the true answer, or needs a constexpr the kernel lacks)."""
+    name: str                       # shown in the report: "no 1/sqrt(D) scale"
+    category: str
+    reference: Callable
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,22 @@ class DrillSpec:
     autotune_min_configs: int = 0   # > 0: the kernel needs @triton.autotune with >= this many configs
     error_scale: Callable | None = None  # (*inputs_f64) -> like the reference: atol is relative to it (sums)
     masked_other: tuple | None = None  # (identity, category): masked-off load lanes must read this, e.g. -inf
+
+    index_category: str | None = None  # what out-of-bounds index arithmetic is called (default: by dimensionality)
+    contiguous_output: bool = True  # the output must be a contiguous tensor, as eager's is (layout is contract)
+    mistakes: tuple = ()            # Mistake(...)s checked, in order, when values are wrong
+    input_categories: dict = field(default_factory=dict)  # input name -> what an out-of-bounds access to it means
+    mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
+    flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
+
+    @property
+    def two_d(self) -> bool:
+        """Sizes are shapes of two or more dims (2-D texts and fixes apply)."""
+        return bool(self.sizes) and not isinstance(self.sizes[0], int) and len(self.sizes[0]) >= 2
+
+    @property
+    def oob_category(self) -> str:
+        return self.index_category or ("indexing" if self.two_d else "offsets")
 
     @property
     def slug(self) -> str:

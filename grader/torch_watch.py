@@ -15,6 +15,9 @@ from .memory import Memory
 
 EMPTY = {"empty", "empty_like", "new_empty", "empty_strided"}
 FILLED = {"zeros", "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full"}
+# Factories that place a tensor on the default device (the CPU) unless told otherwise: `torch.empty(n)` works on a
+# CPU grade and puts the output on the CPU on a GPU machine. (*_like and new_* follow their tensor.)
+NEEDS_DEVICE = {"empty", "empty_strided", "zeros", "ones", "full"}
 # Metadata, views and moves: not computing values.
 HARMLESS = {
     "__get__", "__set__", "numel", "size", "dim", "ndimension", "stride", "data_ptr", "is_contiguous",
@@ -52,6 +55,11 @@ class TorchWatch(TorchFunctionMode):
             self.memory.add(result, f"torch.{name} result" + (f" at line {line}" if line else ""), "other")
         if name in ("to", "cpu", "cuda") and isinstance(result, torch.Tensor) and args \
                 and isinstance(args[0], torch.Tensor) and result.dtype == args[0].dtype:
+            moved = name == "cuda" or any(isinstance(a, (torch.device, str)) for a in args[1:]) or \
+                kwargs.get("device") is not None or any(isinstance(a, torch.Tensor) for a in args[1:])
+            region = self.memory.region_of(args[0]) if moved and args[0].numel() else None
+            if region is not None:  # `torch.empty(n).to(x.device)` lands on the right device after all
+                region.no_device_line = None
             return result
         if self.record_ops and name not in HARMLESS:
             self.ops.append({"op": f"torch.{name}", "line": learner_line(self.learner_file)})
@@ -70,6 +78,9 @@ class TorchWatch(TorchFunctionMode):
         label = f"torch.{name}" + (f" at line {line}" if line else "")
         guarded = self.memory.guarded(tuple(result.shape), result.dtype, label, "alloc",
                                       fill_value=None if name in EMPTY else 0)
+        region = self.memory.region_of(guarded) if name in NEEDS_DEVICE and kwargs.get("device") is None else None
+        if region is not None:
+            region.no_device_line = line or 0
         if name not in EMPTY:  # keep zeros/ones/full semantics; only empty memory gets the sentinel
             guarded.copy_(result)
         return guarded

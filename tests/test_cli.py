@@ -132,3 +132,31 @@ def test_drill_names_complete_in_the_shell():
     assert cli.complete_drill(None, None, "ma") == ["mask"]
     assert set(cli.complete_drill(None, None, "")) == set(drills.names())
     assert cli.complete_drill(None, None, "zz") == []
+
+
+@pytest.mark.parametrize("name", drills.names())
+def test_solution_redirected_to_a_file_is_the_file_byte_for_byte(run, name):
+    r = run("solution", name)  # CliRunner's stdout is not a terminal, as with `> f.py`
+    assert r.exit_code == 0
+    assert r.output == drills.get_spec(name).solution_path.read_text(encoding="utf-8")
+
+
+GRADE_VA = ("grade", str(ROOT / "solutions" / "vector_add.py"), "--device", "cpu")
+
+
+@pytest.mark.parametrize("command", [("list",), ("progress",), ("hint", "mask"), GRADE_VA])
+def test_binary_garbage_state_is_quarantined_not_a_traceback(run, drill_home, command):
+    drill_home.mkdir(parents=True, exist_ok=True)
+    (drill_home / "state.json").write_bytes(bytes(range(256)) * 4)
+    r = run(*command)
+    assert r.exit_code == 0
+    assert "corrupt" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("command", [("list",), ("progress",), ("hint", "mask"), GRADE_VA])
+def test_unwritable_home_is_one_line_not_a_traceback(run, tmp_path, monkeypatch, command):
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("DRILL_HOME", str(tmp_path / "a-file" / "drill"))
+    r = run(*command)
+    assert r.exit_code == 0
+    assert "not saved" in r.output and "Traceback" not in r.output

@@ -1,5 +1,5 @@
 """Evidence -> category, on hand-made evidence (the end-to-end tests cover real kernels)."""
-from grader.diagnose import classify, coverage, overall
+from grader.diagnose import classify, coverage, key_never_changes, overall, relabel_probes
 
 LAUNCH = {"kernel": "k", "programs": 98, "block": 1024, "grid": [98]}
 
@@ -25,7 +25,7 @@ def test_out_of_bounds_past_the_end_is_mask_and_before_the_start_is_offsets():
 def test_far_out_of_bounds_is_index_arithmetic_not_the_mask():
     far = {"side": "after", "kind": "load", "lanes": 1024, "first_elem": 10**9, "numel": 100000}
     assert classify(ok_call(violations=[far]))[0] == "offsets"
-    assert classify(ok_call(violations=[far]), rules={"value_category": "indexing"})[0] == "indexing"
+    assert classify(ok_call(violations=[far]), rules={"index_category": "indexing"})[0] == "indexing"
     nowhere = dict(far, first_elem=100000, inside_no_tensor=True)
     assert classify(ok_call(violations=[nowhere]))[0] == "offsets"
 
@@ -139,5 +139,67 @@ def test_the_interpreter_decides_when_both_runs_fail():
 def test_guard_hits_far_past_the_end_are_index_arithmetic():
     far = {"after": 600, "before": 0, "first_after": 0, "last_after": 6277, "numel": 104447}
     near = dict(far, last_after=351)
-    assert classify(ok_call(guard_hits=[far]), rules={"value_category": "indexing"})[0] == "indexing"
+    assert classify(ok_call(guard_hits=[far]), rules={"index_category": "indexing"})[0] == "indexing"
     assert classify(ok_call(guard_hits=[near]))[0] == "mask"
+
+
+def test_a_gap_after_the_end_is_index_arithmetic_a_contiguous_tail_is_the_mask():
+    tail = {"side": "after", "kind": "load", "lanes": 300, "first_elem": 11100, "last_elem": 11399, "numel": 11100}
+    assert classify(ok_call(violations=[tail]))[0] == "mask"
+    gap = dict(tail, first_elem=18432, last_elem=18731)  # row 36 * BLOCK 512 for N = 300: skipped past the end
+    assert classify(ok_call(violations=[gap]), rules={"index_category": "indexing"})[0] == "indexing"
+    # A missing row mask in 2-D tiles: every column tile but the first starts with a gap; the first explains it.
+    tiles = [dict(tail, first_elem=11100 + 32 * j, last_elem=11100 + 32 * j + 31) for j in (2, 1, 0)]
+    assert classify(ok_call(violations=tiles), rules={"index_category": "indexing"})[0] == "mask"
+
+
+def test_wasted_programs_are_a_grid_problem_even_with_right_values():
+    work = {"launch": 0, "kernel": "k", "programs": 9604, "working": 9604, "idle": 0, "repeats": 9506,
+            "distinct": 98}
+    cat, detail = classify(ok_call(work=work))
+    assert cat == "grid" and detail["wasted"] == "repeats"
+    idle = dict(work, programs=100000, working=98, idle=99902, repeats=0)
+    assert classify(ok_call(work=idle))[1]["wasted"] == "idle"
+    small = dict(work, programs=16, working=1, idle=15, repeats=0)  # a fixed grid of 16 at n = 1: fine
+    assert classify(ok_call(work=small, numel=1, tiles={"block": 1024, "status": "o"})) == (None, {})
+    overlap = ok_call(duplicates=50000, launches=[dict(LAUNCH, programs=196, tile_elems=1024)],
+                      work=dict(work, programs=196, working=196, repeats=0, distinct=196))
+    assert classify(overlap)[1]["wasted"] == "overlap"
+
+
+def test_unwritten_elements_by_what_the_lanes_did():
+    base = dict(unwritten=5000, tiles={"block": 1024, "status": "o" * 93 + "." * 5})
+    assert classify(ok_call(**base, issued_lanes=95232))[0] == "grid"  # 93 tiles of lanes for 100000 elements
+    strict = classify(ok_call(**base, issued_lanes=100352, unwritten_masked=5000))
+    assert strict[0] == "mask" and strict[1]["too_strict"]
+    swapped = ok_call(**base, issued_lanes=131072, unwritten_unaddressed=5000,
+                      launches=[dict(LAUNCH, grid=[2, 4], programs=8)], work={"idle": 4})
+    assert classify(swapped)[0] == "grid"
+
+
+def test_output_contract_device_layout_and_returned_input():
+    assert classify(ok_call(device_ok=False, no_device={"line": 12, "tensor": "torch.empty at line 12"}))[0] == \
+        "shape"
+    assert classify(ok_call(layout_ok=False, got_strides=[1, 37]))[0] == "shape"
+    cat, detail = classify(ok_call(inputs_mutated=[{"name": "x", "count": 5, "first": 0}], returned_input="input x"))
+    assert cat == "input-mutated" and detail["returned_input"] == "input x"
+
+
+def test_an_autotune_key_that_never_changes_fails_autotune():
+    rules = {"autotune": {"problem": None, "keys": ["stride"]}}
+    calls = [{"numel": n, "launches": [{"meta": {"stride": 1, "n_elements": n}}]} for n in (1, 1025, 12289)]
+    found = key_never_changes(calls, rules)
+    assert found["problem"] == "key-constant" and found["key_values"] == {"stride": 1}
+    rules["autotune"]["keys"] = ["n_elements"]
+    assert key_never_changes(calls, rules) is None
+    assert key_never_changes(calls[:1], {"autotune": {"problem": None, "keys": ["stride"]}}) is None  # one size
+
+
+def test_a_probe_that_fails_for_the_ordinary_reason_is_not_labelled_with_the_probe():
+    plain = {"probe": None, "wrong": 3, "category": "reduction", "detail": {"wrong": 3}}
+    probe = {"probe": "x30", "probe_category": "stability", "wrong": 16, "category": "stability", "detail": {}}
+    relabel_probes([plain, probe])
+    assert probe["category"] == "reduction"
+    alone = {"probe": "x30", "probe_category": "stability", "wrong": 16, "category": "stability", "detail": {}}
+    relabel_probes([{"probe": None, "category": None}, alone])
+    assert alone["category"] == "stability"

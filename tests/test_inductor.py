@@ -251,3 +251,17 @@ def test_source_only_view_says_where_timings_come_from(monkeypatch):
     flat = " ".join(r.output.split())  # rich wraps at 80 columns
     assert "could not run it" in flat and "InterpreterError: boom" in flat
     assert "triton_poi_fused_add_relu_0" in flat and "C++ kernel" in flat
+
+
+def test_quiz_asks_again_until_the_answer_is_a_line_number(monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    answers = iter(["the mask line", "around there", "12"])
+    monkeypatch.setattr(inductor_view.click, "prompt", lambda *a, **k: next(answers))
+    buf = io.StringIO()
+    assert inductor_view.ask_line("Which line is the mask?", "en", Console(file=buf)) == "12"
+    assert buf.getvalue().count("is not a line number") == 2
+    monkeypatch.setattr(inductor_view.click, "prompt", lambda *a, **k: "")
+    assert inductor_view.ask_line("Which line?", "en", Console(file=io.StringIO())) == ""  # Enter skips

@@ -30,3 +30,32 @@ def test_bf16_and_fp16_sentinels_are_nan():
     for dtype in (torch.bfloat16, torch.float16, torch.float64):
         t = mem.guarded((4,), dtype, "t", "alloc")
         assert torch.isnan(t).all() and is_sentinel(t).all()
+
+
+def test_a_transposed_input_keeps_its_layout_inside_guard_bands():
+    import torch
+
+    from grader.memory import GUARD_ELEMS, Memory
+
+    base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    mem = Memory("cpu")
+    placed = mem.place(base.t(), "input b")  # (4, 3) with strides (1, 4)
+    assert placed.stride() == (1, 4) and torch.equal(placed, base.t())
+    region = mem.region_of(placed)
+    assert region.end - region.start == 12 * 4
+    region.buffer[GUARD_ELEMS + 12] = 0.0  # one element past the view's extent
+    assert region.guard_hits()["after"] == 1
+
+
+def test_a_sliced_view_spans_its_gaps():
+    import torch
+
+    from grader.memory import Memory, span_elems
+
+    x = torch.zeros(4, 10)[:, ::2]
+    assert span_elems(x.shape, x.stride()) == 1 + 3 * 10 + 4 * 2
+    mem = Memory("cpu")
+    placed = mem.place(x, "input x")
+    assert placed.stride() == x.stride()
+    r = mem.region_of(placed)
+    assert (r.end - r.start) // 4 == span_elems(x.shape, x.stride())

@@ -8,7 +8,7 @@ def _interrupt():
     raise KeyboardInterrupt
 
 
-def test_watch_regrades_on_save_and_enter_and_exits_with_last_code(tmp_path):
+def test_watch_regrades_on_save_and_enter_and_says_the_last_code(tmp_path):
     f = tmp_path / "mask.py"
     f.write_text("v1")
     codes = iter([1, 1, 0, 1])
@@ -27,16 +27,17 @@ def test_watch_regrades_on_save_and_enter_and_exits_with_last_code(tmp_path):
     code = watch(f, run_once, M.ScriptedInput(clock, script), clear=lambda: cleared.append(1),
                  say=said.append, poll_s=0.5)
     assert runs == ["v1", "v2 longer", "v2 longer", "v2 longer"]
-    assert code == 1 and len(cleared) == 4
+    assert code == 130 and len(cleared) == 4  # Ctrl-C exits 130 everywhere
     assert "exit code 1" in said[-1]
 
 
-def test_watch_ctrl_c_returns_last_pass(tmp_path):
+def test_watch_ctrl_c_exits_130_and_says_the_last_pass(tmp_path):
     f = tmp_path / "grid.py"
     f.write_text("a")
     clock = M.FakeClock()
-    code = watch(f, lambda: 0, M.ScriptedInput(clock, [(2, _interrupt)]), say=lambda s: None, poll_s=0.5)
-    assert code == 0
+    said = []
+    code = watch(f, lambda: 0, M.ScriptedInput(clock, [(2, _interrupt)]), say=said.append, poll_s=0.5)
+    assert code == 130 and "exit code 0" in said[-1]
 
 
 def test_watch_survives_eof_and_missing_file(tmp_path):
@@ -60,7 +61,7 @@ def test_watch_survives_eof_and_missing_file(tmp_path):
             return M.EOF
 
     code = watch(f, lambda: runs.append(1) or 1, Src(), say=said.append, poll_s=0.5)
-    assert len(runs) == 2 and code == 1
+    assert len(runs) == 2 and code == 130
     assert any("waiting for x.py" in s for s in said)
 
 
@@ -78,10 +79,14 @@ def test_progress_rows_show_counts_best_and_due():
     by = {r[0]: r for r in drills_rows}
     assert by["mask"][1:] == ["3", "1", "1.2", "1:15", "grid", "0", "now"]
     assert by["grid"][5:] == ["pass", "1", "in 1 d"]
-    assert by["offsets"][-1] == "never"
+    assert by["offsets"][-1] == "now (new)"
     cps = {r[0]: r for r in cp_rows}
     assert cps["why-mask"][1:] == ["2", "1", "2/3", "4/5", "1", "in 3 d"]
     assert "drill:mask" in due and "drill:grid" not in due and "checkpoint:why-mask" not in due
     assert due.index("drill:offsets") < due.index("drill:mask")  # never tried before a due one
+    for row in drills_rows:  # the review column and the due list say the same thing
+        assert row[-1].startswith("now") == (f"drill:{row[0]}" in due), row
+    for row in cp_rows:
+        assert row[-1].startswith("now") == (f"checkpoint:{row[0]}" in due), row
     zh_rows, _, _ = progress.rows(state, now, "zh")
     assert {r[0]: r for r in zh_rows}["grid"][-1] == "1 天后"

@@ -1,0 +1,83 @@
+"""A time budget for interpreted grading: slow but correct kernels get a verdict, not a timeout.
+
+Triton's interpreter runs one program instance at a time (~0.5 ms each for a simple tile, more for wide 2-D tiles
+or loops). A kernel with a small BLOCK, or a grid far larger than the work, can need minutes at the largest sizes.
+Before each launch we estimate its cost from what this grade has measured so far — seconds per program of the same
+kernel, and seconds per element of the call — and skip the call when it would not fit in what is left of the
+budget. Calls run smallest first and one seed of every size before any second seed, so a skipped call is always a
+repeat at a size already seen or a larger size than every one that ran. Skipped calls are reported, never counted
+as passes or failures.
+"""
+from __future__ import annotations
+
+import time
+
+
+class OverBudget(BaseException):
+    """Raised before a launch that would not fit the budget. A BaseException, so a learner's `except Exception`
+    around the launch does not swallow it."""
+
+    def __init__(self, estimate_s: float, left_s: float, programs: int | None):
+        super().__init__(f"estimated {estimate_s:.1f} s, {left_s:.1f} s left")
+        self.estimate_s, self.left_s, self.programs = estimate_s, left_s, programs
+
+
+# Seconds per program before anything is measured: the interpreter's rate for a simple 1-D tile (FACTS.md).
+DEFAULT_PROGRAM_S = 0.0006
+MIN_PROGRAMS = 8
+# Once a grade has a failure, more evidence only ranks the causes: spend at most this much more.
+AFTER_FAILURE_S = 8.0
+
+
+class Budget:
+    def __init__(self, seconds: float, clock=time.monotonic):
+        self.clock = clock
+        self.deadline = clock() + seconds
+        self.seconds = seconds
+        self.per_program: dict[str, tuple] = {}  # kernel -> (programs, seconds) of its largest launch so far
+        self.largest = (0, 0.0)                   # (elements, seconds) of the largest call so far
+        self.numel = 0                            # elements of the call now running
+        self.call_started = 0.0
+        self.failed = False
+
+    def left(self) -> float:
+        return self.deadline - self.clock()
+
+    def start_call(self, numel: int) -> None:
+        """Raise OverBudget if a call this size, scaled from the largest one so far, would not fit. Kernels whose
+        programs loop (a capped grid) cost in proportion to the elements, not to the programs."""
+        self.numel = max(int(numel), 1)
+        self.call_started = self.clock()
+        done, spent = self.largest
+        if done >= 1000 and self.numel > done:
+            estimate = spent * self.numel / done
+            if estimate > self.left():
+                raise OverBudget(estimate, self.left(), None)
+
+    def end_call(self) -> None:
+        if self.numel >= self.largest[0]:
+            self.largest = (self.numel, self.clock() - self.call_started)
+
+    def rate(self, kernel: str) -> float:
+        """Seconds per program of `kernel`, from its largest launch: small launches are dominated by the first
+        launch's one-off cost (the interpreter rewrites the kernel's source), so below MIN_PROGRAMS the default."""
+        programs, seconds = self.per_program.get(kernel, (0, 0.0))
+        return seconds / programs if programs >= MIN_PROGRAMS else DEFAULT_PROGRAM_S
+
+    def check_launch(self, kernel: str, programs: int | None) -> float:
+        """Raise OverBudget if this launch would not fit; returns the launch's start time."""
+        if programs:
+            estimate = programs * self.rate(kernel)
+            if estimate > self.left():
+                raise OverBudget(estimate, self.left(), programs)
+        return self.clock()
+
+    def end_launch(self, kernel: str, programs: int | None, started: float) -> None:
+        if programs and programs >= self.per_program.get(kernel, (0, 0.0))[0]:
+            self.per_program[kernel] = (programs, self.clock() - started)
+
+    def saw_failure(self) -> None:
+        """A failing call: the verdict is FAIL already; cap the remaining spend."""
+        if not self.failed:
+            self.failed = True
+            self.deadline = min(self.deadline, self.clock() + AFTER_FAILURE_S)

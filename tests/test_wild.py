@@ -1,0 +1,80 @@
+"""Kernels written the way other people write them (tests/submissions/wild/): the message names the cause in the
+learner's terms, shows Triton's own errors and never the grader's internals."""
+from pathlib import Path
+
+import pytest
+
+from grader import report, runner
+
+WILD = Path(__file__).parent / "submissions" / "wild"
+
+
+def grade(name):
+    return runner.grade(WILD / name, device="cpu")
+
+
+def explain(v, lang="en"):
+    return report.explain(v, lang)
+
+
+@pytest.mark.slow
+def test_errors_are_tritons_own_not_the_graders():
+    v = grade("autotune_conflicting_meta.py")
+    assert v.diagnosis == "error"
+    what, _ = explain(v)
+    assert "Conflicting meta-parameters: BLOCK_SIZE" in what
+    assert "grader" not in what and "LaunchRecorder" not in what and "<locals>" not in what
+
+
+@pytest.mark.slow
+def test_an_output_without_device_is_named_with_its_line():
+    v = grade("va_output_no_device.py")
+    assert v.diagnosis == "shape"
+    what, fix = explain(v)
+    assert "without device=" in what and "line 20" in what
+    assert "device=x.device" in fix
+
+
+@pytest.mark.slow
+def test_a_transposed_view_fails_on_layout_not_shape():
+    v = grade("transpose_returns_view.py")
+    what, fix = explain(v)
+    assert "contiguous" in what and "strides" in what
+    zh, _ = explain(v, "zh")
+    assert "布局" in zh
+
+
+@pytest.mark.slow
+def test_a_2d_grid_for_a_1d_problem_gives_the_counts():
+    v = grade("va_2d_grid_for_1d.py")
+    assert v.diagnosis == "grid" and v.detail["wasted"] == "repeats"
+    what, fix = explain(v)
+    assert f"{v.detail['programs']} programs" in what and "1-D grid" in fix
+
+
+@pytest.mark.slow
+def test_returning_the_input_says_so():
+    v = grade("va_returns_x.py")
+    what, _ = explain(v)
+    assert "returned input `x`" in what
+
+
+@pytest.mark.slow
+def test_a_wrong_row_stride_gets_the_2d_fix_not_the_1d_mask_fix():
+    v = grade("rowsum_row_times_block.py")
+    assert v.diagnosis == "indexing"
+    _, fix = explain(v)
+    assert "row * N" in fix and "offsets < n_elements" not in fix
+
+
+@pytest.mark.slow
+def test_atomics_are_checked_lane_by_lane_and_count_as_writes():
+    v = grade("va_atomic_unmasked.py")
+    assert v.diagnosis == "mask"
+    assert v.detail["violation"]["kind"] == "atomic_add"
+    what, _ = explain(v)
+    assert "tl.atomic_add" in what
+    ok = grade("rowsum_split_atomic.py")
+    assert ok.passed
+    written = next(c for c in ok.checks if c["name"] == "every output element written")
+    assert written["passed"]
