@@ -136,8 +136,9 @@ def checkpoints(name, answer, as_json, lang):
 
 
 @main.command()
-@click.option("--minutes", type=click.FloatRange(min=0.1), default=10, show_default=True,
-              help="The coding clock, in minutes (the oral round has its own clock per question).")
+@click.option("--minutes", type=click.FloatRange(min=0.1), default=None,
+              help="The coding clock, in minutes (default 10; 25-40 when a tensor-core drill is drawn). The oral "
+                   "round has its own clock per question.")
 @click.option("--drills", "n_drills", type=click.IntRange(min=1), default=1, show_default=True,
               help="How many drills (weak or never tried first).")
 @click.option("--questions", type=click.IntRange(min=0), default=2, show_default=True,

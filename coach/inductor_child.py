@@ -239,6 +239,21 @@ def capture(drill: str, device: str, backend: str) -> dict:
                 **compile_and_run(fn, inputs, spec.kwargs, device))
 
 
+def device_limit_facts(drill: str, result: dict) -> dict | None:
+    """For a drill whose device has launch limits: Inductor's launch against them, and where the installed Inductor
+    decides XBLOCK, num_warps and the grid (coach/inductor_limits.py). None for other drills, or if that fails."""
+    try:
+        import drills
+        from coach.inductor_limits import facts
+        from grader.data import numel_of
+
+        size = result.get("size")
+        return facts(drills.get_spec(drill), result, numel_of(size) if size is not None else None)
+    except Exception as e:  # a report beside the kernel: never the reason the command fails
+        print(f"drill: device-limit facts failed: {type(e).__name__}: {e}", file=sys.stderr)
+        return None
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--drill", required=True)
@@ -259,6 +274,7 @@ def main(argv=None) -> int:
     try:
         result = capture(a.drill, a.device, a.backend)
         result["cold_cache"] = bool(a.cold)
+        result["limits"] = device_limit_facts(a.drill, result)
     except BaseException as e:
         result = {"error": {"type": type(e).__name__, "message": str(e)[:2000],
                             "traceback": traceback.format_exc()[-4000:]}}

@@ -11,6 +11,7 @@ from rich.text import Text
 import drills
 from grader.i18n import pick
 from . import inductor as ind
+from . import inductor_limits
 from .store import Store
 from .ui import console
 
@@ -224,6 +225,7 @@ def render(capture: dict, kernels: list, lang: str, out: Console, compare: tuple
             out.print(f"[bold]{_t('launch', lang)}[/bold]")
             for line in lines:
                 out.print("  " + line, markup=False)
+    inductor_limits.render(capture, lang, out)  # a drill whose device has launch limits (e.g. the GXU)
     tri = [k for k in kernels if k.lang == "triton"]
     if compare and tri:
         text, who, first = compare

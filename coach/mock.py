@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import drills
 from grader.texts import checkpoints, checkpoints_for
 from . import own_kernel, schedule, scoring
 from .store import checkpoint_entry, drill_entry
@@ -49,6 +50,17 @@ def pick_drills(state: dict, names: list[str], k: int, seed: int | None, now: fl
         return schedule.priority(item, now)
 
     return sorted(pool, key=key)[:max(0, k)]
+
+
+DEFAULT_CODE_MINUTES = 10.0
+
+
+def coding_minutes(names: list[str], given: float | None) -> float:
+    """The coding clock: what the learner asked for, else the longest default of the drills drawn (a FlashAttention
+    forward is not a vector add: tensor-core drills carry their own `mock_minutes`)."""
+    if given is not None:
+        return given
+    return max([drills.get_spec(n).mock_minutes or DEFAULT_CODE_MINUTES for n in names] or [DEFAULT_CODE_MINUTES])
 
 
 def pick_questions(state: dict, drill_names: list[str], q: int, seed: int | None, now: float) -> list[str]:

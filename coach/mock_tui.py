@@ -309,6 +309,7 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
     now = time.time()
     names = M.pick_drills(state, drills.names(), n_drills, seed, now)
     qids = M.pick_questions(state, names, n_questions, seed, now)
+    minutes = M.coding_minutes(names, minutes)
     folder = Path(folder) if folder else default_folder()
     try:
         tasks, questions = M.prepare(folder, names, qids)

@@ -659,3 +659,75 @@ SPECS += [
         mock_minutes=40,
     ),
 ]
+
+
+# -- A new accelerator: the guide's chapter 8 "GXU" (at most 32 programs per launch, 16 warps per program) ---------
+from grader.limits import config_problems  # noqa: E402
+from grader.spec import DeviceLimits, FunctionContract  # noqa: E402
+
+GXU = DeviceLimits(name="GXU", max_programs=32, max_warps=16, min_block=128, max_block=1024)
+
+
+def _contract_sizes(limit: int = 10**9) -> tuple[int, ...]:
+    """1 .. 10^9: each power of two and its neighbours, powers of ten, the sizes where the GXU's grid first fills
+    (32 x each block size, and one past), and a few primes. Pure calls: ~150 of them cost microseconds."""
+    sizes = {limit, 12289, 100003, 999999937}
+    for k in range(31):
+        sizes.update((2**k - 1, 2**k, 2**k + 1))
+    for k in range(10):
+        sizes.add(10**k)
+    block = GXU.min_block
+    while block <= GXU.max_block:
+        sizes.update((GXU.max_programs * block, GXU.max_programs * block + 1))
+        block *= 2
+    return tuple(sorted(s for s in sizes if 1 <= s <= limit))
+
+
+def _gxu_config_problems(numel: int, config) -> list[dict]:
+    """pick_config(numel) on the GXU: XBLOCK a power of two in [128, 1024], num_warps a power of two in [1, 16]
+    (Triton's NVIDIA backend also asserts a power of two), grid in [1, 32]."""
+    return config_problems(config, (
+        ("XBLOCK", "xblock", GXU.min_block, GXU.max_block, True),
+        ("num_warps", "warps", 1, GXU.max_warps, True),
+        ("grid", "grid", 1, GXU.max_programs, False),
+    ))
+
+
+def _mul_relu_ref(x):
+    return (2 * x).clamp_min(0)
+
+
+def _mul_relu_eager(x):
+    """Eager PyTorch: two kernels (mul, then relu); Inductor fuses them into triton_poi_fused_mul_relu_0."""
+    import torch
+    return torch.relu(x * 2)
+
+
+SPECS += [
+    DrillSpec(
+        name="heuristics",
+        entry="mul_relu",
+        signature="mul_relu(x: torch.Tensor) -> torch.Tensor  # relu(2 * x), launched with pick_config(x.numel())",
+        holes=("xblock", "warps", "grid", "loop"),
+        make_inputs=_one_vector,
+        reference=_mul_relu_ref,
+        eager=_mul_relu_eager,
+        # Either side of 32 programs x 128 / x 1024 (where XBLOCK stops growing and the loop starts), a prime,
+        # 64 tiles with a partial last one, and the guide's n.
+        sizes=(1, 1000, 4097, 12289, 32769, 64517, 100000),
+        cuda_sizes=LARGE,
+        seeds=2,
+        family="device-limits",
+        max_programs=GXU.max_programs,  # tiles missed or stored twice by the capped grid: `persistent`
+        device_limits=GXU,
+        contract=FunctionContract(
+            function="pick_config",
+            signature='pick_config(numel: int) -> {"XBLOCK": int, "num_warps": int, "grid": int}',
+            inputs=_contract_sizes(),
+            check=_gxu_config_problems,
+            # what mul_relu launches at numel n must be what pick_config(n) returned: key -> (launch record, category)
+            launch_fields={"XBLOCK": ("block", "xblock"), "num_warps": ("num_warps", "warps"),
+                           "grid": ("programs", "grid")},
+        ),
+    ),
+]

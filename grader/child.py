@@ -60,6 +60,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
     phases = {"imports_s": round(time.perf_counter() - started, 3)}  # where a grade's seconds go
 
     from drills import get_spec
+    from . import limits
     from .diagnose import classify, key_never_changes, relabel_probes
     from .evaluate import describe_exception
     from .lanes import LaneChecker
@@ -123,6 +124,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
             sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
             rules["max_programs"] = spec.max_programs_per_sm * sms
         info["max_programs"] = rules["max_programs"]
+    rules.update(limits.rules(spec))  # a device's launch limits (spec.device_limits)
     if spec.autotune_min_configs:
         rules["autotune"] = info["autotune"] = autotune_evidence(find_autotuners(module), spec.autotune_min_configs)
 
@@ -134,6 +136,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
     runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder, keep_inputs=len(configs) > 1,
                         carried=module_memory.regions, budget=budget)
     calls, skipped = [], []
+    contract_evs, result_contract = limits.contract_calls(spec, module, learner_file)  # pure calls, no launch
     t0 = time.perf_counter()
     for tuner, config, size, probe, seed in call_plan(spec, configs, a.device, 1 if a.quick else spec.seeds):
         for ev in runner.pair(size, a.seed * 1000 + seed, tuner, config, probe):
@@ -144,6 +147,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
             if ev.get("skipped"):
                 skipped.append({k: ev.get(k) for k in ("size", "seed", "call", "config", "probe", "skipped")})
                 continue
+            limits.expect_launch(ev, module, spec, learner_file)  # what the heuristic picked for this n
             ev["category"], ev["detail"] = classify(ev, spec.max_launches, rules)
             calls.append(ev)
             if ev["category"] and budget is not None:
@@ -160,6 +164,9 @@ def grade(a, interpreted: bool, started: float) -> dict:
     if budget is not None:
         info["budget_s"] = round(budget.seconds, 1)
     phases["calls_s"] = round(time.perf_counter() - t0, 3)
+    calls += contract_evs  # after the real calls: their evidence rows come first
+    if result_contract:
+        info["contract"] = result_contract
     if a.device == "cuda" and configs[0][0] is not None:
         largest = (list(spec.sizes) + list(spec.cuda_sizes))[-1]
         info["autotune_picked"] = picked_config(runner, configs[0][0], largest, a.seed)
@@ -168,6 +175,9 @@ def grade(a, interpreted: bool, started: float) -> dict:
         t0 = time.perf_counter()
         info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
         phases["timing_s"] = round(time.perf_counter() - t0, 3)
+    if a.device == "cuda" and spec.device_limits is not None and not any(c["category"] for c in calls):
+        recorder.uninstall()  # capped vs uncapped grid, shown (grader.limits)
+        info["limits_timing"] = limits.cuda_timing(spec, entry, learner_file)
     return {**info, "calls": calls}
 
 

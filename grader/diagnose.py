@@ -8,16 +8,20 @@ from __future__ import annotations
 
 from collections import Counter
 
+from . import limits
+
 # Ordered: when one call shows several problems, the earlier category is the cause to fix first.
 CATEGORIES = (
     "hole", "error", "timeout", "crash", "torch-fallback", "no-kernel", "fusion", "dtype", "shape",
     "input-mutated", "mask", "grid", "offsets", "indexing", "strides", "k-loop", "epilogue", "scale", "causal",
-    "rescale", "reduction", "stability", "other", "persistent", "autotune", "unwritten", "wrong-values",
-    "stale-output", "too-slow", "impossible-time",
+    "rescale", "reduction", "stability", "other", "persistent", "autotune", "xblock", "warps", "unwritten",
+    "wrong-values", "stale-output", "too-slow", "impossible-time",
 )
-# These say the submission as a whole is broken; one call showing them decides the verdict.
-DECISIVE = ("hole", "error", "timeout", "crash", "torch-fallback", "no-kernel", "fusion", "dtype", "shape",
-            "input-mutated")
+# These say the submission as a whole is broken; one call showing them decides the verdict. A heuristic that breaks a
+# device's limits (xblock, warps: grader/limits.py) comes before the kernel error it causes (tl.arange of a
+# non-power-of-two block).
+DECISIVE = ("hole", "xblock", "warps", "error", "timeout", "crash", "torch-fallback", "no-kernel", "fusion", "dtype",
+            "shape", "input-mutated")
 
 
 def coverage(launches: list[dict]) -> int | None:
@@ -115,6 +119,9 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         return "stale-output", {"aliased": True, "no_launch": True}
     if not launches:
         return "no-kernel", {}
+    refused = limits.refused_launch(ev, rules)  # a device with launch limits (grader/limits.py)
+    if refused:
+        return refused
     if max_launches is not None and len(launches) > max_launches:
         return "fusion", {"launches": len(launches), "expected": max_launches,
                           "kernels": [l["kernel"] for l in launches]}

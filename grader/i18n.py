@@ -386,3 +386,10 @@ from .fusion_texts import DIAGNOSES as _FUSION_DIAGNOSES, M as _FUSION_M  # noqa
 
 DIAGNOSES.update(_FUSION_DIAGNOSES)
 M.update(_FUSION_M)
+
+# A device's launch limits and the heuristic's contract (grader/limits.py): their own module, merged here.
+from .limits_texts import CHECK_NAMES_ZH as _LIMITS_CHECKS, DIAGNOSES as _LIMITS_DIAGNOSES, M as _LIMITS_M  # noqa: E402
+
+DIAGNOSES.update(_LIMITS_DIAGNOSES)
+M.update(_LIMITS_M)
+CHECK_NAMES_ZH.update(_LIMITS_CHECKS)

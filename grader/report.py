@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drills import get_spec
-from . import fusion_report
+from . import fusion_report, limits_report
 from .i18n import DIAGNOSES, check_name, pick, t
 from .texts import checkpoints_for
 
@@ -31,6 +31,9 @@ def explain(v, lang: str) -> tuple[str, str]:
     entry = spec.entry
     key = cat
     kw: dict = {"drill": v.drill, "entry": entry, "signature": spec.signature}
+    limited = limits_report.what_and_fix(v, spec, lang, _fmt)  # a device's launch limits (grader/limits.py)
+    if limited:
+        return limited
     if cat == "hole":
         holes = d.get("holes", [])
         first = holes[0] if holes else {"name": v.hole, "line": v.line}
@@ -238,7 +241,7 @@ def render(v, lang: str) -> Group:
             verdict.append(f"  (hole: {v.hole})", style="yellow")
         verdict.append(f" — {what}")
         parts.append(verdict)
-        excerpt = source_excerpt(v.source_lines, v.line)
+        excerpt = source_excerpt(v.source_lines, limits_report.report_line(v))
         if excerpt is not None:
             parts.append(excerpt)
         if fix:
@@ -261,6 +264,7 @@ def render(v, lang: str) -> Group:
     if v.others:
         parts.append(Text(f"  {t('also_seen', lang)}: {', '.join(v.others)}", style="dim"))
     parts.extend(fusion_report.render_parts(v, get_spec(v.drill), lang))
+    parts.extend(limits_report.render_parts(v, get_spec(v.drill), lang))
     if v.checks:
         table = Table(show_header=False, box=None, padding=(0, 1))
         for c in v.checks:

@@ -41,6 +41,30 @@ class Mistake:
 
 
 @dataclass(frozen=True)
+class DeviceLimits:
+    """What a device accepts at a launch (grader/limits.py enforces it on every recorded launch, on every device):
+    more programs or warps than this, or a block size outside the range, and the device refuses the launch."""
+    name: str                       # shown in messages, e.g. "GXU" (the guide's hypothetical accelerator)
+    max_programs: int               # programs per launch (the product of the grid)
+    max_warps: int                  # warps per program (num_warps; Triton's default is 4 when none is passed)
+    min_block: int                  # block size (the kernel's XBLOCK / BLOCK constexpr): a power of two in
+    max_block: int                  # [min_block, max_block]
+
+
+@dataclass(frozen=True)
+class FunctionContract:
+    """A pure function the learner's file must define, checked over many inputs without launching anything, e.g. a
+    launch heuristic pick_config(numel) -> {"XBLOCK", "num_warps", "grid"} at sizes up to 10^9."""
+    function: str                   # name of the module-level function
+    signature: str                  # shown to the learner
+    inputs: Sequence                # each is passed as the only argument
+    check: Callable                 # (input, result) -> list of problems: {"category", "field", "rule", ...}
+    # result key -> launch record key ("block", "num_warps", "programs"): the entry point's launch for numel n must
+    # use what function(n) returned.
+    launch_fields: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class DrillSpec:
     name: str
     entry: str                      # the function the learner's file must define
@@ -74,6 +98,9 @@ class DrillSpec:
     autotune_min_configs: int = 0   # > 0: the kernel needs @triton.autotune with >= this many configs
     error_scale: Callable | None = None  # (*inputs_f64) -> like the reference: atol is relative to it (sums)
     masked_other: tuple | None = None  # (identity, category): masked-off load lanes must read this, e.g. -inf
+    # -- a device with launch limits (grader/limits.py) --
+    device_limits: DeviceLimits | None = None  # enforced on every launch, on CPU and CUDA alike
+    contract: FunctionContract | None = None  # a pure heuristic checked over many inputs, and against the launches
 
     index_category: str | None = None  # what out-of-bounds index arithmetic is called (default: by dimensionality)
     contiguous_output: bool = True  # the output must be a contiguous tensor, as eager's is (layout is contract)

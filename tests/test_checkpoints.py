@@ -64,6 +64,9 @@ DENYLIST = [
      r"|每个\s*(?:thread|线程)\s*(?:处理|负责|计算)\s*(?:1|一)\s*个元素", None),
     ("grid limited to 48", r"(?:limited to|capped at|limit of|限制为|限制在|上限为?)\s*48(?![0-9])", None),
     ("max_tiles = tiles per SM", r"max_tiles[^.。\n]{0,80}(?:per SM|每个 ?SM)", None),
+    ("TritonScheduling.get_grid", r"TritonScheduling\.get_grid" + _Z, "torch._inductor.codegen.triton.TritonScheduling.get_grid"),
+    ("TritonScheduling.select_xblock", r"TritonScheduling\.select_xblock" + _Z,
+     "torch._inductor.codegen.triton.TritonScheduling.select_xblock"),
 ]
 DENIED_NAMES = [n for _, _, n in DENYLIST if n]
 
@@ -259,6 +262,7 @@ def test_answers_do_not_repeat_guide_errors(cid):
     "Inductor's grid is limited to 48 programs.",
     "grid 限制为 48。",
     "torch._inductor.config.triton.max_tiles sets the tiles per SM.",
+    "Override TritonScheduling.get_grid to cap the grid.",
     "The guide uses tl.libdevice.tanh here.",             # mentions the guide, but never says it is wrong
     "tl.libdevice does not exist. The guide says so.",    # negation and guide in different sentences
 ])

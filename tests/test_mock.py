@@ -294,3 +294,9 @@ def test_submit_waits_for_a_running_grade(tmp_path):
                   background=NeverDoneUntilWaited)
     card = M.run(mock, M.ScriptedInput(clock, [(2, solve(tasks[0])), (4, "")]), poll_s=0.5)
     assert card["code"][0]["passed"] and card["code"][0]["attempts"] == 1
+
+
+def test_the_coding_clock_is_longer_when_a_tensor_core_drill_is_drawn():
+    assert M.coding_minutes(["mask"], None) == M.DEFAULT_CODE_MINUTES
+    assert M.coding_minutes(["mask", "attention"], None) == 40
+    assert M.coding_minutes(["attention"], 5) == 5  # --minutes wins
