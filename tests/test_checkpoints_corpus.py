@@ -64,8 +64,8 @@ def test_rates_meet_the_goal(folder):
 def test_holdout_answers_are_not_in_an_earlier_corpus(folder):
     earlier = [ORAL] + ([ORAL / "holdout"] if folder == "holdout2" else [])
     seen = {a for f in earlier for d in load(f).values() for lang in LANGS for k in ("right", "wrong") for a in d[lang][k]}
-    held = load(ORAL / folder)
-    assert set(held) == set(checkpoints()), sorted(set(checkpoints()) ^ set(held))
+    held = load(ORAL / folder)  # written for the checkpoints that existed then (33): not the ones added later
+    assert len(held) >= 33 and set(held) <= set(checkpoints()), sorted(set(held) - set(checkpoints()))
     for cid, d in held.items():
         for lang in LANGS:
             for kind in ("right", "wrong"):
