@@ -180,11 +180,42 @@ def _question(qid: str, drill: str, key: str, parts: list, working: tuple = (), 
                           known=_known(text, answer) | set(working))
 
 
+def capped_by_design(drill: str) -> bool:
+    """A drill whose grid is capped on purpose (persistent, a device with a program limit): a different block size
+    would not simply give cdiv(n, block) programs there."""
+    try:
+        import drills
+        spec = drills.get_spec(drill)
+    except Exception:
+        return False
+    limits = getattr(spec, "device_limits", None)
+    return bool(getattr(spec, "max_programs", None) or getattr(spec, "max_programs_per_sm", None)
+                or getattr(limits, "max_programs", None))
+
+
+def flat_or_rows(row: dict) -> bool:
+    """Sizes whose grid arithmetic we can state: a length n, or a 2-D shape (rows, columns). Not a matmul's M, N, K,
+    whose programs are 2-D tiles of the output."""
+    size = row.get("size")
+    grid = row["launches"][0].get("grid") or [1]
+    return (isinstance(size, int) or (isinstance(size, list) and len(size) == 2)) and len(grid) == 1
+
+
 def programs_question(row: dict, drill: str) -> KernelQuestion | None:
     launch = row["launches"][0]
     programs, block, numel = launch["programs"], launch.get("block"), row["numel"]
+    if not flat_or_rows(row):
+        return None
     size = _size_words(row)
     t = texts()["programs"]
+    if block and programs == math.ceil(numel / block) and capped_by_design(drill):   # under the cap at this size
+        parts = [Part(_fill(t["part_programs"], size=size), [programs])]
+        full, rest = divmod(numel, block)
+        if rest == 0:
+            full, rest = full - 1, block
+        return _question("kernel-programs", drill, "programs_under_cap", parts, size=size, numel=fmt(numel),
+                         block=fmt(block), programs=fmt(programs), full=fmt(full), rest=fmt(rest),
+                         start=fmt(full * block), working=(numel / block, numel % block))
     if block and programs == math.ceil(numel / block):          # one program per tile
         alt = block // 4 if block >= 64 else block * 4   # 1024 -> 256, the guide's "change BLOCK_SIZE to 256"
         alt_programs = math.ceil(numel / alt)
@@ -203,7 +234,7 @@ def programs_question(row: dict, drill: str) -> KernelQuestion | None:
                  Part(_fill(texts()["programs_rows"]["part_block"], cols=fmt(cols)), [block])]
         return _question("kernel-programs", drill, "programs_rows", parts, size=size, rows=fmt(rows), cols=fmt(cols),
                          programs=fmt(programs), block=fmt(block), off=fmt(block - cols))
-    if block and programs < math.ceil(numel / block):             # a capped grid looping over tiles
+    if block and programs < math.ceil(numel / block) and isinstance(row["size"], int):   # capped, looping over tiles
         tiles = math.ceil(numel / block)
         per = math.ceil(tiles / programs)
         parts = [Part(_fill(texts()["programs_capped"]["part_programs"], size=size), [programs]),
@@ -244,7 +275,7 @@ def mask_question(row: dict, drill: str) -> KernelQuestion | None:
     stores = row.get("masked_stores") or []
     launch = row["launches"][0]
     block, numel, programs = launch.get("block"), row["numel"], launch["programs"]
-    if not stores or not block:
+    if not stores or not block or not flat_or_rows(row):
         return None
     lines = sorted({s["line"] for s in stores if s.get("line")})
     lanes = stores[0].get("lanes")

@@ -79,6 +79,17 @@ def test_row_and_capped_grids_get_their_own_arithmetic():
     assert [p.expected for p in pers.parts] == [[16], [7]]                          # cap 16, cdiv(98 tiles, 16)
 
 
+def test_grids_whose_arithmetic_is_not_cdiv_get_no_programs_question():
+    # a matmul launches one program per 2-D output tile, not cdiv(M*N, BLOCK_M): ask about bytes only
+    assert set(by_id("matmul")) == {"kernel-bytes"}
+    # a device with a program cap: no "with another block size" part, and the capped arithmetic above the cap
+    heur = by_id("heuristics")["kernel-programs"]
+    assert [p.expected for p in heur.parts] == [[32], [4]]                      # 98 tiles over 32 programs
+    ev = [r for r in EVIDENCE["heuristics"]["evidence"] if r["size"] == 12289]
+    small = by_id("heuristics", evidence=ev)["kernel-programs"]
+    assert [p.expected for p in small.parts] == [[25]]                          # under the cap: programs only
+
+
 def test_no_question_without_its_evidence():
     assert K.questions(verdict("vector-add", passed=False), "vector-add") == []
     assert K.questions(SimpleNamespace(passed=True), "vector-add") == []           # a verdict with no evidence
