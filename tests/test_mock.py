@@ -238,11 +238,13 @@ def test_real_grader_on_reference_solution(tmp_path):
     script = [(1, lambda: t.path.write_text(t.path.read_text() + "\n")),  # the skeleton: fails with 'hole'
               (2, lambda: shutil.copy(ROOT / "solutions" / "vector_add.py", t.path)),
               (3, "")]
-    card = M.run(mock, M.ScriptedInput(clock, script), poll_s=0.5)
+    card = M.run(mock, M.ScriptedInput(clock, script, eof=True), poll_s=0.5)  # EOF: leave the oral round unrated
     c = card["code"][0]
     verdicts = [d["verdict"] for k, d in mock.events if k == "graded"]
     assert [v.diagnosis for v in verdicts] == ["hole", None]
     assert c["passed"] and c["attempts"] == 2 and c["grade_s"] > 0
+    (k,) = card["oral"]  # the real verdict's evidence gives a question about this kernel
+    assert k["kind"] == "kernel" and k["drill"] == "vector-add" and k["rating"] is None
 
 
 def test_background_grades_keep_the_clock_running(tmp_path):
