@@ -1,4 +1,5 @@
-"""The child process that runs the learner's code. Started by `grader.runner`; never imported by the parent.
+"""The child process that runs the learner's code. Started by `grader.runner`; never imported by the CLI's parent
+process. The warm worker (grader.worker) imports it once and calls `run` in a fresh fork for each grade.
 
     python -m grader.child --file F --drill NAME --device cpu|cuda --seed S --out RESULT.json
 
@@ -21,8 +22,8 @@ from pathlib import Path
 from coach.store import atomic_write_text
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
+def parse_args(argv=None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m grader.child")
     ap.add_argument("--file", required=True)
     ap.add_argument("--drill", required=True)
     ap.add_argument("--device", choices=("cpu", "cuda"), required=True)
@@ -30,14 +31,25 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true", help="fewer seeds (the interpreter pass beside a CUDA run)")
     ap.add_argument("--timeout", type=float, default=60.0, help="the parent's timeout: the interpreter's budget")
-    a = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
-    started = time.perf_counter()
+
+def main(argv=None) -> int:
+    run(parse_args(argv), time.perf_counter())
+
+
+def run(a: argparse.Namespace, started: float):
+    """Grade, write the result file, and end the process (never returns).
+
+    Both kinds of grading process end here: a cold `python -m grader.child` (main above) and a fork of the warm
+    worker (grader.worker), which has torch and Triton imported already and calls this in the fresh fork."""
     # On a timeout the parent sends SIGUSR1 first: the traceback names the line the learner's code is stuck on.
     faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=False)
     interpreted = a.device == "cpu"
     if interpreted:
         os.environ["TRITON_INTERPRET"] = "1"
+        from .interp_speed import install as install_speedups
+        install_speedups()
     else:
         os.environ.pop("TRITON_INTERPRET", None)
     result = {"device": a.device, "interpreted": interpreted, "calls": [], "file": a.file}
@@ -128,6 +140,9 @@ def grade(a, interpreted: bool, started: float) -> dict:
     if spec.autotune_min_configs:
         rules["autotune"] = info["autotune"] = autotune_evidence(find_autotuners(module), spec.autotune_min_configs)
 
+    if interpreted:  # what the interpreter runs, the compiler must accept: its front end checks every new launch
+        from .compile_check import FrontEnd
+        recorder.frontend = FrontEnd(learner_file)
     budget = None
     if interpreted:  # the interpreter's cost grows with the programs launched: skip what would not fit
         from .budget import Budget
@@ -170,12 +185,16 @@ def grade(a, interpreted: bool, started: float) -> dict:
     if a.device == "cuda" and configs[0][0] is not None:
         largest = (list(spec.sizes) + list(spec.cuda_sizes))[-1]
         info["autotune_picked"] = picked_config(runner, configs[0][0], largest, a.seed)
-    if a.device == "cuda" and spec.speedup_min is not None and not any(c["category"] for c in calls):
+    # DRILL_SKIP_TIMING: benchmarks/grade_all.py --skip-timing compares verdicts only (the gates have their own
+    # benchmark scripts); never set for a learner.
+    if a.device == "cuda" and spec.speedup_min is not None and not any(c["category"] for c in calls) \
+            and not os.environ.get("DRILL_SKIP_TIMING"):
         recorder.uninstall()
         t0 = time.perf_counter()
         info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
         phases["timing_s"] = round(time.perf_counter() - t0, 3)
-    if a.device == "cuda" and spec.device_limits is not None and not any(c["category"] for c in calls):
+    if a.device == "cuda" and spec.device_limits is not None and not any(c["category"] for c in calls) \
+            and not os.environ.get("DRILL_SKIP_TIMING"):
         recorder.uninstall()  # capped vs uncapped grid, shown (grader.limits)
         info["limits_timing"] = limits.cuda_timing(spec, entry, learner_file)
     return {**info, "calls": calls}

@@ -56,8 +56,9 @@ def extra_bytes(ev: dict) -> dict | None:
 
 def wrong_other(ev: dict, masked_other) -> dict | None:
     """A load whose masked-off lanes read something other than the reduction's identity (interpreter evidence):
-    the explanation of a values failure when the spec names the identity, e.g. (-inf, "other") for a row max."""
-    if not masked_other:
+    the explanation of a values failure when the spec names the identity, e.g. (-inf, "other") for a row max. Not on
+    a probe that names another cause (x30 -> stability: a row min subtracted reads +inf in its masked lanes)."""
+    if not masked_other or ev.get("probe_category") not in (None, masked_other[1]):
         return None
     identity = masked_other[0]
     for load in ev.get("masked_loads", []):
@@ -77,6 +78,10 @@ def out_of_bounds_category(v: dict, launches: list[dict], rules: dict) -> str:
     past_end = v["side"] in ("after", "mixed") and not v.get("inside_no_tensor")
     if past_end and v["first_elem"] <= v["numel"] and v.get("last_elem", v["first_elem"]) < v["numel"] + tile:
         return "mask"
+    if v.get("inside_no_tensor") and v["side"] == "after" and v["first_elem"] == v["numel"]:
+        # A whole access starting right after the end: a program with no data at all (a grid or a row bound
+        # larger than the tensor, e.g. x.numel() rows), not a tail tile missing its mask.
+        return "grid"
     return rules.get("index_category") or "offsets"
 
 
@@ -155,6 +160,10 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
             return "persistent", {"programs": over[0]["programs"], "cap": cap, "numel": numel, "block": block,
                                   "tiles": -(-numel // block) if block else None}
     tiles = ev.get("tiles", {}).get("status", "")
+    if ev.get("unwritten") and any(l.get("programs") == 0 for l in launches):
+        # A launch of zero programs (cdiv of a small n by a large BLOCK rounded down, a cap with no max(1, ...)).
+        return "grid", {"unwritten": ev["unwritten"], "numel": numel, "programs": 0, "coverage": 0,
+                        "block": (ev.get("tiles") or {}).get("block")}
     if ev.get("unwritten"):
         cov = coverage(launches)
         issued = ev.get("issued_lanes")

@@ -51,6 +51,9 @@ def explain(v, lang: str) -> tuple[str, str]:
                  }.get(d.get("stage"), f"calling `{entry}`")
         if e.get("type") == "SyntaxError":
             stage = "syntax"
+        if e.get("compiler"):
+            key = "error-compiler"
+            kw["kernel"] = e.get("kernel")
         msg = e.get("message", "")
         if e.get("type") == "MissingEntry":
             found = e.get("found") or []
@@ -151,8 +154,14 @@ def explain(v, lang: str) -> tuple[str, str]:
         if cat == "autotune":
             kw["problem"] = pick(DIAGNOSES["autotune-problem"].get(d.get("problem"), d.get("problem")), lang)
             kw["labels"] = "; ".join(d.get("labels") or []) or "-"
-    elif cat in ("unwritten", "wrong-values"):
-        kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"))
+    elif cat in ("unwritten", "wrong-values", "strides", "k-loop", "epilogue", "scale", "causal", "rescale"):
+        kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"), probe=d.get("probe"),
+                  mistake=(d.get("mistake") or {}).get("name") or "a known mistake")
+        if d.get("violation"):  # an input the drill names (bias) read out of bounds
+            viol = d["violation"]
+            key = f"{cat}-oob"
+            kw.update(tensor=viol["tensor"], lanes=viol["lanes"], first=viol["first_elem"], numel=viol["numel"],
+                      program=viol["program"])
     if d.get("returned_input") and key == cat:
         key = "returned-input"
         kw["tensor"] = d["returned_input"]
@@ -241,7 +250,7 @@ def render(v, lang: str) -> Group:
             verdict.append(f"  (hole: {v.hole})", style="yellow")
         verdict.append(f" — {what}")
         parts.append(verdict)
-        excerpt = source_excerpt(v.source_lines, limits_report.report_line(v))
+        excerpt = source_excerpt(v.source_lines, v.line)
         if excerpt is not None:
             parts.append(excerpt)
         if fix:

@@ -1,7 +1,9 @@
 """The parent side of a grade: static checks, the child process(es) with a timeout, and the merged verdict.
 
 The parent never imports the learner's file. On a GPU the CUDA run and an interpreter run (lane-exact memory
-checks on fewer seeds) go side by side, so CPU and CUDA verdicts rest on the same memory evidence.
+checks on fewer seeds) go side by side, so CPU and CUDA verdicts rest on the same memory evidence. Each run is a
+cold `python -m grader.child`, or, inside `grader.worker.warm()`, a fork of a warm process (same code, same
+isolation, no torch import).
 """
 from __future__ import annotations
 
@@ -16,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drills import get_spec
-from . import fusion
+from . import fusion, limits, worker
 from . import proc as procs
 from .proc import child_env, kill_group
 from .diagnose import DECISIVE, memory_evidence, overall
-from .static import inspect_file
+from .static import inspect_file, kernel_body_line
 
 
 class DeviceUnavailable(Exception):
@@ -59,6 +61,7 @@ class Verdict:
     bytes_moved: dict | None = None    # interpreter: {n, loaded, stored, total} of the largest counted call
     bytes_model: dict | None = None    # the drill's {n, fused, eager} at that n
     timing: dict | None = None         # CUDA speed gate (grader.timing), fused drills only
+    device_limits: dict | None = None  # a device's launch limits and their evidence (grader.limits)
     evidence: list = field(default_factory=list)  # per (device, size): what the first call did (size_evidence)
     skipped: list = field(default_factory=list)   # interpreted calls left out to stay within the time budget
 
@@ -92,17 +95,29 @@ def kill_children() -> None:
 
 
 def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, workdir: str, timeout: float):
+    """One grading process: a fork of the warm worker when one is running (grader.worker), else a cold
+    `python -m grader.child`. Either way its own process group, the log as stdout/stderr, the same result file,
+    and registered with grader.proc so that end_all() reaches it."""
     out = os.path.join(workdir, f"result-{device}.json")
     log = open(os.path.join(workdir, f"log-{device}.txt"), "w+b")
-    cmd = [sys.executable, "-m", "grader.child", "--file", str(path), "--drill", drill, "--device", device,
-           "--seed", str(seed), "--out", out, "--timeout", str(timeout)] + (["--quick"] if quick else [])
+    args = ["--file", str(path), "--drill", drill, "--device", device, "--seed", str(seed), "--out", out,
+            "--timeout", str(timeout)] + (["--quick"] if quick else [])
     env = child_env(PYTHONDONTWRITEBYTECODE="1")
     progress = progress_fd() if device == "cuda" else None  # timing progress goes to our stderr, live
-    if progress is not None:
-        env["DRILL_PROGRESS_FD"] = str(progress)
     try:
-        proc = procs.spawn(cmd, cwd=str(path.parent), env=env, stdin=subprocess.DEVNULL, stdout=log,
-                           stderr=subprocess.STDOUT, pass_fds=(progress,) if progress is not None else ())
+        warm = worker.current(device)
+        proc = warm.spawn(args, str(path.parent), env, log.fileno(), progress) if warm is not None else None
+        if proc is not None:
+            procs.LIVE.add(proc)
+        else:
+            if progress is not None:
+                env["DRILL_PROGRESS_FD"] = str(progress)
+            proc = procs.spawn([sys.executable, "-m", "grader.child"] + args, cwd=str(path.parent), env=env,
+                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                               pass_fds=(progress,) if progress is not None else ())
+    except BaseException:
+        log.close()
+        raise
     finally:
         if progress is not None:
             os.close(progress)
@@ -146,10 +161,12 @@ def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
 
 def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout: float) -> list[ChildRun]:
     with procs.scratch_dir("drill-grade-") as workdir:
-        started = [(d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
-                                    workdir=workdir, timeout=timeout)) for d in devices]
-        deadline = time.monotonic() + timeout
+        started = []
         try:
+            for d in devices:
+                started.append((d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
+                                                workdir=workdir, timeout=timeout)))
+            deadline = time.monotonic() + timeout
             return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
         except BaseException:  # Ctrl-C in the parent: the children have their own session, so end them here
             for _, proc, _, log in started:
@@ -259,12 +276,15 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
     v.checks += summarize_checks(calls, spec)
     v.others = sorted({c["category"] for c in calls if c["category"] and c["category"] != v.diagnosis})
     fusion.annotate(v, calls, runs)  # launches, bytes proof, speed gate (may turn a pass into too-slow)
+    limits.annotate(v, calls, runs)  # a device's launch limits: check row and JSON
     if not v.passed and not v.detail.get("timing"):
         v.focus = pick_focus(calls, v.diagnosis)
         v.detail = v.focus.get("detail", {})
         v.line = line_of(v.focus)
         if v.diagnosis == "offsets" and not v.detail.get("violation"):
             v.line = offsets_line(v.source_lines, v.focus.get("launches", [])) or v.line
+        if v.diagnosis == "persistent" and v.line is None:
+            v.line = loop_line(v.source_lines, v.focus.get("launches", []))
 
 
 def explain_cuda_death(v: Verdict, runs: list[ChildRun]) -> list[ChildRun]:
@@ -313,6 +333,8 @@ def combine(calls: list[dict]) -> str | None:
 
 def line_of(call: dict) -> int | None:
     d = call.get("detail", {})
+    if limits.owns(d) and d.get("line"):  # a refused launch or a broken heuristic names its own line
+        return d["line"]
     for key in ("violation", "exception", "masked_load"):
         if d.get(key) and d[key].get("line"):
             return d[key]["line"]
@@ -327,17 +349,12 @@ def line_of(call: dict) -> int | None:
 
 def offsets_line(lines: list[str], launches: list[dict]) -> int | None:
     """The line that builds the offsets: the first `arange(` inside the launched kernel's body."""
-    for launch in launches:
-        head = f"def {launch.get('kernel')}("
-        start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(head)), None)
-        if start is None:
-            continue
-        for i in range(start + 1, len(lines)):
-            if lines[i].startswith(("def ", "class ", "@")):
-                break
-            if "arange(" in lines[i]:
-                return i + 1
-    return None
+    return kernel_body_line(lines, [l.get("kernel") for l in launches], lambda ln: "arange(" in ln)
+
+
+def loop_line(lines: list[str], launches: list[dict]) -> int | None:
+    """The loop over tiles of a capped grid: the first `for` / `while` in the launched kernel's body."""
+    return kernel_body_line(lines, [l.get("kernel") for l in launches], lambda ln: ln.startswith(("for ", "while ")))
 
 
 def pick_focus(calls: list[dict], category: str) -> dict:
@@ -401,9 +418,11 @@ CHECKS = (
         and c.get("layout_ok", True))),
     (MEMORY_CHECK, out_of_bounds),
     ("inputs unchanged", lambda c: bool(c.get("inputs_mutated"))),
-    ("every output element written", lambda c: bool(c.get("unwritten"))),
+    ("every output element written", lambda c: bool(c.get("unwritten"))
+     and not (c.get("detail") or {}).get("refused")),  # a launch the device refused wrote nothing, by design
     ("values match the float64 reference", lambda c: bool(c.get("wrong"))),
     ("second call gets a fresh output", lambda c: bool(c.get("stale"))),
+    ("no program's work wasted", lambda c: bool((c.get("detail") or {}).get("wasted"))),
 )
 
 
