@@ -37,6 +37,7 @@ def main():
     drill hint mask                one hint at a time
     drill solution mask            the reference solution
     drill checkpoints mask         the spoken-answer checkpoints of a drill
+    drill checkpoints why-mask --answer "..."   score a typed answer
     drill mock --minutes 15        a timed mock interview, then a scorecard
     drill progress                 attempts, best times, what is due for review
     drill inductor fuse            torch.compile's kernel beside yours
@@ -109,12 +110,29 @@ def solution(name):
     sys.exit(actions.solution(name))
 
 
+def complete_drill_or_checkpoint(ctx, param, incomplete):
+    from grader.texts import checkpoints as checkpoint_table
+    return [n for n in list(drills.names()) + list(checkpoint_table()) if n.startswith(incomplete)]
+
+
 @main.command()
-@click.argument("drill", required=False, shell_complete=complete_drill)
+@click.argument("name", required=False, shell_complete=complete_drill_or_checkpoint)
+@click.option("--answer", default=None, help="Score this typed answer to checkpoint NAME ('-' reads stdin).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (with --answer: id, passed, points, wrong_claims).")
 @lang_option
-def checkpoints(drill, lang):
-    """Print the spoken-answer checkpoints (all, or those of DRILL): question, model answer, key points."""
-    sys.exit(checkpoints_mod.show(drill, resolve_lang(lang)))
+def checkpoints(name, answer, as_json, lang):
+    """Print the spoken-answer checkpoints (all, a drill's, or one by id): question, model answer, key points.
+
+    \b
+    drill checkpoints                      all of them
+    drill checkpoints mask                 the mask drill's
+    drill checkpoints why-mask --answer "the last tile runs past n ..." [--json]
+    With --answer: exit 0 when the answer passes, 1 when not, 2 for an unknown id.
+    """
+    lang = resolve_lang(lang)
+    if answer is not None:
+        sys.exit(checkpoints_mod.score_answer(name, answer, lang, as_json))
+    sys.exit(checkpoints_mod.show(name, lang, as_json))
 
 
 @main.command()
@@ -131,18 +149,24 @@ def checkpoints(drill, lang):
 @click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="A new (or empty) folder for this interview's files (default: ./mock-DATE-TIME).")
 @click.option("--device", type=DEVICE, default="auto", show_default=True, help="Where the kernels run.")
+@click.option("--kernel-questions", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Questions about your own passing kernel (programs, bytes, mask lanes), checked against its grade.")
 @lang_option
-def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, lang):
+def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, kernel_questions, lang):
     """A timed mock interview: code on the clock (graded on every save), then spoken questions, then a scorecard.
 
     \b
     The drills' skeletons go into a fresh folder; edit them in your editor.
-    Enter submits the code (or the clock does). Each question has its own clock:
-    type an answer, or say it aloud and press Enter; then see the model answer
-    and rate yourself 1-5. The scorecard is saved: `drill progress` shows it.
+    Enter submits the code (or the clock does). If it passes, the oral round
+    opens with a question about your own kernel (how many programs, bytes,
+    which lane is masked), checked against your grade. Then the spoken
+    questions: type an answer (scored for key points and known-wrong claims)
+    or say it aloud and press Enter; see the model answer and rate yourself
+    1-5. The scorecard is saved: `drill progress` shows it.
     """
     from coach import mock_tui
-    sys.exit(mock_tui.interview(minutes, n_drills, questions, seed, folder, oral_seconds, device, resolve_lang(lang)))
+    sys.exit(mock_tui.interview(minutes, n_drills, questions, seed, folder, oral_seconds, device, resolve_lang(lang),
+                                kernel_questions=kernel_questions))
 
 
 @main.command()

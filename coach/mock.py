@@ -3,7 +3,10 @@
 The interview is a pure state machine (`Mock`) driven by three injected things:
 - a clock (`clock() -> seconds`, monotonic),
 - an input source (`poll(timeout) -> line | None | EOF`),
-- a grader (`grader(path, drill) -> verdict-like object` with .passed, .diagnosis, .elapsed_s).
+- a grader (`grader(path, drill) -> verdict-like object` with .passed, .diagnosis, .elapsed_s, and .evidence).
+The oral round opens with questions about the learner's own passing kernel, built from the verdict's evidence
+(coach/own_kernel.py: numbers the tool checks), then the checkpoint questions; typed answers are scored by
+coach/scoring.py (concept matchers and known-wrong claims).
 `run()` is the loop that ties them together; the terminal layer (coach/mock_tui.py) only renders events. Tests
 drive it with a fake clock and scripted lines, with no terminal and no real grading.
 """
@@ -18,7 +21,7 @@ from typing import Callable
 
 import drills
 from grader.texts import checkpoints, checkpoints_for
-from . import schedule
+from . import own_kernel, schedule, scoring
 from .store import checkpoint_entry, drill_entry
 
 CODE, ASK, RATE, DONE = "code", "ask", "rate", "done"
@@ -82,23 +85,15 @@ def pick_questions(state: dict, drill_names: list[str], q: int, seed: int | None
 
 # ---------------------------------------------------------------- scoring an answer
 
-def covered_points(answer: str, rubric: list[dict]) -> list[int]:
-    """Indices of the rubric points whose keywords (either language, case-insensitive) appear in the answer."""
-    text = " ".join((answer or "").lower().split())
-    hits = []
-    for i, point in enumerate(rubric or []):
-        kws = point.get("keywords") or {}
-        words = [w for lang in ("en", "zh") for w in (kws.get(lang) or [])] if isinstance(kws, dict) else list(kws)
-        if any(str(w).lower() in text for w in words if str(w).strip()):
-            hits.append(i)
-    return hits
-
-
-def oral_passed(answered: bool, covered: int, points: int, rating: int | None) -> bool:
-    """A self-rating of 3+ counts; a typed answer must also cover at least half the rubric points."""
+def oral_passed(answered: bool, scored_pass: bool, rating: int | None, kind: str = "checkpoint") -> bool:
+    """Said aloud: a self-rating of 3+ counts. Typed: the tool's score must pass (coach/scoring.py: enough key
+    points and no known-wrong claim), and for a checkpoint the self-rating must be 3+ too; a question about your
+    own kernel is decided by the numbers alone."""
+    if answered and kind == "kernel":
+        return scored_pass
     if rating is None or rating < 3:
         return False
-    return not answered or points == 0 or 2 * covered >= points
+    return not answered or scored_pass
 
 
 # ---------------------------------------------------------------- the state machine
@@ -122,14 +117,27 @@ class Question:
     cid: str
     text: dict
     answer: dict
-    rubric: list
+    rubric: list                       # [{"point": {en, zh}}, ...]
+    kind: str = "checkpoint"           # or "kernel": about the learner's own kernel (coach/own_kernel.py)
+    kernel: object = None              # the KernelQuestion of a "kernel" question
+    drill: str | None = None
     started: float | None = None
     answer_s: float | None = None
     answer_text: str = ""
     timed_out: bool = False
     covered: list = field(default_factory=list)
+    score: object = None               # scoring.Score or own_kernel.KernelScore of a typed answer
     rating: int | None = None
     warned: set = field(default_factory=set)
+
+    @property
+    def scored_pass(self) -> bool:
+        return bool(self.score is not None and self.score.passed)
+
+
+def kernel_question(q: own_kernel.KernelQuestion) -> Question:
+    return Question(cid=q.qid, text=q.text, answer=q.answer, rubric=[{"point": p.label} for p in q.parts],
+                    kind="kernel", kernel=q, drill=q.drill)
 
 
 def file_stamp(path: Path) -> tuple | None:
@@ -145,8 +153,11 @@ class Mock:
 
     def __init__(self, tasks: list[CodeTask], questions: list[Question], code_seconds: float, oral_seconds: float,
                  clock: Callable[[], float], grader: Callable, listener: Callable | None = None,
-                 stamp: Callable = file_stamp, background: Callable | None = None):
+                 stamp: Callable = file_stamp, background: Callable | None = None, kernel_questions: int = 1,
+                 rng: random.Random | None = None):
         self.tasks, self.questions = tasks, questions
+        self.kernel_questions = max(0, kernel_questions)  # per passing drill, asked first in the oral round
+        self.rng = rng or random.Random(0)
         self.code_seconds, self.oral_seconds = float(code_seconds), float(oral_seconds)
         self.clock, self.grader, self.listener, self.stamp = clock, grader, listener, stamp
         self.background = background  # (fn, *args) -> job; None: grade inline (tests, simple callers)
@@ -282,7 +293,19 @@ class Mock:
         self.used_s = min(self.elapsed(), self.code_seconds)
         self.submitted = how
         self.emit("submitted", how=how)
+        self.add_kernel_questions()
         self.next_question(first=True)
+
+    def add_kernel_questions(self) -> None:
+        """Questions about each passing submission, from its verdict's evidence, before the checkpoint questions."""
+        mine = []
+        for t in self.tasks:
+            if not t.passed or self.kernel_questions == 0:
+                continue
+            available = own_kernel.questions(t.verdict, t.drill)
+            self.rng.shuffle(available)
+            mine += [kernel_question(q) for q in available[:self.kernel_questions]]
+        self.questions[:0] = mine
 
     # oral ---------------------------------------------------------------
     def next_question(self, first: bool = False) -> None:
@@ -301,9 +324,14 @@ class Mock:
         q = self.question()
         q.answer_s = min(self.clock() - q.started, self.oral_seconds)
         q.answer_text = text.strip()
-        q.covered = covered_points(q.answer_text, q.rubric)
+        if q.answer_text:
+            q.score = (own_kernel.check(q.kernel, q.answer_text) if q.kind == "kernel"
+                       else scoring.score(q.cid, q.answer_text))
+            q.covered = q.score.covered
         self.phase = RATE
         self.emit("review", q=q, index=self.qi)
+        if q.kind == "kernel" and q.answer_text:
+            self._rated(None)  # the numbers decide; no self-rating
 
     def rate(self, line: str) -> None:
         s = line.strip()
@@ -336,10 +364,17 @@ class Mock:
         oral = []
         for q in self.questions:
             answered = bool(q.answer_text)
-            oral.append({"id": q.cid, "answered": answered, "timed_out": q.timed_out,
-                         "answer_s": None if q.answer_s is None else round(q.answer_s, 1),
-                         "covered": list(q.covered), "points": len(q.rubric), "rating": q.rating,
-                         "passed": oral_passed(answered, len(q.covered), len(q.rubric), q.rating)})
+            entry = {"id": q.cid, "kind": q.kind, "answered": answered, "timed_out": q.timed_out,
+                     "answer_s": None if q.answer_s is None else round(q.answer_s, 1),
+                     "covered": list(q.covered), "points": len(q.rubric), "rating": q.rating,
+                     "passed": oral_passed(answered, q.scored_pass, q.rating, q.kind)}
+            if q.kind == "kernel":
+                entry["drill"] = q.drill
+                entry["question"] = q.text
+                entry["unexplained"] = list(getattr(q.score, "unexplained", []) or [])
+            else:
+                entry["wrong_claims"] = [w["id"] for w in getattr(q.score, "wrong_claims", []) or []]
+            oral.append(entry)
         return {"code_seconds": self.code_seconds, "oral_seconds": self.oral_seconds,
                 "used_s": None if self.used_s is None else round(self.used_s, 1), "submitted": self.submitted,
                 "code": code, "oral": oral}
@@ -397,6 +432,8 @@ def save(store, card: dict, now: float | None = None) -> dict:
                 d["best_mock_s"] = c["time_s"]
             d["review"] = schedule.review(d.get("review"), c["passed"], now)
         for o in card["oral"]:
+            if o.get("kind") == "kernel":
+                continue  # about this submission only: kept in the scorecard, no review box
             e = checkpoint_entry(state, o["id"])
             e["asked"] += 1
             e["passes"] += int(o["passed"])

@@ -5,6 +5,7 @@ All decisions live in coach/mock.py; this file only reads lines and prints.
 from __future__ import annotations
 
 import os
+import random
 import select
 import sys
 import time
@@ -21,8 +22,9 @@ from .store import Store, record_grade
 from .ui import console
 
 T = {
-    "header": {"en": "Mock interview: {n} drill(s), {minutes} of coding, then {q} question(s), {oral} each.",
-               "zh": "模拟面试：{n} 道编程题，限时 {minutes}；之后 {q} 道口述题，每题 {oral}。"},
+    "header": {"en": "Mock interview: {n} drill(s), {minutes} of coding, then {q} question(s), {oral} each "
+                     "(and first, if your code passes, questions about your own kernel).",
+               "zh": "模拟面试：{n} 道编程题，限时 {minutes}；之后 {q} 道口述题，每题 {oral}（代码通过的话，先问关于你自己 kernel 的问题）。"},
     "folder": {"en": "Your files are in {dir}. Edit them in your editor: every save is graded here.",
                "zh": "你的文件在 {dir}。用编辑器修改：每次保存都会在这里自动评测。"},
     "enter_submit": {"en": "Press Enter to submit your code.", "zh": "按回车提交代码。"},
@@ -43,6 +45,18 @@ T = {
     "oral": {"en": "Oral round. Say it as you would to an interviewer.",
              "zh": "口述环节。像对面试官那样讲出来。"},
     "question": {"en": "Question {i}/{n} ({oral}): {text}", "zh": "第 {i}/{n} 题（{oral}）：{text}"},
+    "own_kernel": {"en": "About your own kernel ({drill}): type the numbers; the tool checks them against your grade.",
+                   "zh": "关于你自己的 kernel（{drill}）：输入数字，工具会用你的评测结果核对。"},
+    "part_ok": {"en": "  ✓ {point}: {expected}", "zh": "  ✓ {point}：{expected}"},
+    "part_bad": {"en": "  ✗ {point}: {expected}", "zh": "  ✗ {point}：应为 {expected}"},
+    "unexplained": {"en": "  You also said {numbers}: give one figure per part.",
+                    "zh": "  你还说了 {numbers}：每一问只给一个数。"},
+    "kernel_pass": {"en": "Right: the numbers match your kernel.", "zh": "正确：数字和你的 kernel 一致。"},
+    "kernel_fail": {"en": "Not quite: the worked answer below shows the arithmetic.",
+                    "zh": "不完全对：下面的参考答案给出了计算过程。"},
+    "working": {"en": "Working:", "zh": "计算过程："},
+    "wrong_claim": {"en": "Wrong: {claim}", "zh": "错误：{claim}"},
+    "why": {"en": "  why: {why}", "zh": "  原因：{why}"},
     "how_answer": {"en": "Type your answer and press Enter — or say it aloud, then just press Enter.",
                    "zh": "输入你的回答后按回车；也可以先大声说出来，然后直接按回车。"},
     "warning_code": {"en": "{left} s of coding left.", "zh": "编程时间还剩 {left} 秒。"},
@@ -58,8 +72,8 @@ T = {
     "abandoned": {"en": "Mock interview abandoned; nothing saved.", "zh": "模拟面试已中止；没有保存。"},
     "code_cols": {"en": ("drill", "result", "time used", "attempts", "diagnosis", "grade s"),
                   "zh": ("题目", "结果", "用时", "尝试次数", "诊断", "评测秒数")},
-    "oral_cols": {"en": ("question", "points covered", "answer time", "self-rating"),
-                  "zh": ("问题", "覆盖要点", "回答用时", "自评")},
+    "oral_cols": {"en": ("question", "points covered", "answer time", "self-rating", "result"),
+                  "zh": ("问题", "覆盖要点", "回答用时", "自评", "结果")},
     "pass": {"en": "PASS", "zh": "通过"},
     "fail": {"en": "FAIL", "zh": "未通过"},
     "aloud": {"en": "(aloud)", "zh": "（口述）"},
@@ -199,6 +213,8 @@ class TerminalUI:
         elif kind == "question":
             q = data["q"]
             self.say("")
+            if q.kind == "kernel":
+                self.say(tr("own_kernel", lang, drill=q.drill), style="dim")
             self.say(tr("question", lang, i=data["index"] + 1, n=len(mock.questions),
                         oral=human(mock.oral_seconds, lang), text=pick(q.text, lang)), style="bold cyan")
             self.say(tr("how_answer", lang), style="dim")
@@ -209,18 +225,44 @@ class TerminalUI:
             q = data["q"]
             if q.timed_out:
                 self.say(tr("timed_out", lang), style="yellow")
-            self.say(tr("model", lang), style="bold")
-            self.say(pick(q.answer, lang))
-            if q.answer_text:
-                self.say(tr("rubric", lang, c=len(q.covered), n=len(q.rubric)), style="bold")
+            if q.kind == "kernel":
+                self.review_kernel(q)
             else:
-                self.say(tr("rubric_aloud", lang), style="bold")
-            for i, p in enumerate(q.rubric):
-                mark = ("✓" if i in q.covered else "✗") if q.answer_text else "·"
-                self.say(f"  {mark} {pick(p.get('point'), lang)}")
-            self.say(tr("rate", lang), style="bold")
+                self.review_checkpoint(q)
         elif kind == "rate-invalid":
             self.say(tr("rate_invalid", lang), style="yellow")
+
+    def review_checkpoint(self, q: M.Question) -> None:
+        lang = self.lang
+        self.say(tr("model", lang), style="bold")
+        self.say(pick(q.answer, lang))
+        if q.answer_text:
+            self.say(tr("rubric", lang, c=len(q.covered), n=len(q.rubric)), style="bold")
+        else:
+            self.say(tr("rubric_aloud", lang), style="bold")
+        for i, p in enumerate(q.rubric):
+            mark = ("✓" if i in q.covered else "✗") if q.answer_text else "·"
+            self.say(f"  {mark} {pick(p.get('point'), lang)}")
+        for w in getattr(q.score, "wrong_claims", None) or []:
+            claim = (M.scoring.claims().get(w["id"]) or {})
+            self.say(tr("wrong_claim", lang, claim=pick(claim.get("claim"), lang) or w["claim"]), style="red")
+            self.say(tr("why", lang, why=pick(claim.get("why"), lang) or w["why"]))
+        self.say(tr("rate", lang), style="bold")
+
+    def review_kernel(self, q: M.Question) -> None:
+        lang = self.lang
+        if q.answer_text:
+            ok = q.scored_pass
+            self.say(tr("kernel_pass" if ok else "kernel_fail", lang), style="green" if ok else "red")
+            for part, p in zip(q.kernel.parts, q.score.points):
+                key = "part_ok" if p["found"] else "part_bad"
+                self.say(tr(key, lang, point=pick(part.label, lang), expected=p["expected"]))
+            if q.score.unexplained:
+                self.say(tr("unexplained", lang, numbers=", ".join(q.score.unexplained)), style="yellow")
+        self.say(tr("working", lang), style="bold")
+        self.say(pick(q.answer, lang))
+        if not q.answer_text:
+            self.say(tr("rate", lang), style="bold")
 
     def _what(self, v) -> str:
         try:
@@ -243,8 +285,10 @@ def scorecard_tables(card: dict, lang: str) -> list[Table]:
         oral.add_column(col)
     for o in card.get("oral", []):
         covered = f"{len(o['covered'])}/{o['points']}" if o["answered"] else tr("aloud", lang)
-        oral.add_row(o["id"], covered, "" if o["answer_s"] is None else mmss(o["answer_s"]),
-                     "-" if o["rating"] is None else f"{o['rating']}/5")
+        name = o["id"] if o.get("kind") != "kernel" else f"{o['id']} ({o.get('drill', '')})"
+        oral.add_row(name, covered, "" if o["answer_s"] is None else mmss(o["answer_s"]),
+                     "-" if o["rating"] is None else f"{o['rating']}/5",
+                     tr("pass", lang) if o.get("passed") else tr("fail", lang))
     return [code, oral]
 
 
@@ -253,7 +297,7 @@ def default_folder() -> Path:
 
 
 def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None, folder: Path | None,
-              oral_seconds: float, device: str, lang: str) -> int:
+              oral_seconds: float, device: str, lang: str, kernel_questions: int = 1) -> int:
     """`drill mock`: 0 when the interview ran to its scorecard, 2 on a usage problem, 130 on Ctrl-C."""
     from grader import runner, worker
 
@@ -283,7 +327,8 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
 
     ui = TerminalUI(lang)
     mock = M.Mock(tasks, questions, code_seconds=minutes * 60, oral_seconds=oral_seconds, clock=time.monotonic,
-                  grader=grader, listener=ui, background=M.ThreadJob)
+                  grader=grader, listener=ui, background=M.ThreadJob, kernel_questions=kernel_questions,
+                  rng=random.Random(seed))
     ui.say(tr("header", lang, n=len(tasks), minutes=human(minutes * 60, lang), q=len(questions),
               oral=human(oral_seconds, lang)), style="bold")
     ui.say(tr("folder", lang, dir=folder))

@@ -1,4 +1,5 @@
-"""One real mock interview in a pseudo-terminal: start, live pass on save, submit, two questions, scorecard."""
+"""One real mock interview in a pseudo-terminal: start, live pass on save, submit, a question about the kernel
+just graded, two checkpoint questions, scorecard."""
 import os
 import shutil
 import subprocess
@@ -31,17 +32,24 @@ def test_mock_interview_in_a_pty(tmp_path, drill_home):
         child.expect(r"PASS \(attempt 1")
         child.sendline("")  # submit
         child.expect("Code submitted")
-        child.expect(r"Question 1/2 \(1 min\): ")
+        child.expect("About your own kernel")        # built from the grade of the file just saved
+        child.expect(r"Question 1/3 \(1 min\): Your \S+ kernel passed\.")
+        child.sendline("")  # said aloud
+        child.expect("Working:")
+        child.expect("Rate yourself 1-5")
+        child.sendline("3")
+        child.expect(r"Question 2/3 \(1 min\): ")
         child.sendline("each program owns one tile of BLOCK_SIZE elements, and we round up with cdiv")
         child.expect("Model answer:")
         child.expect("Rate yourself 1-5")
         child.sendline("4")
-        child.expect(r"Question 2/2")
+        child.expect(r"Question 3/3")
         child.sendline("")  # said aloud
         child.expect(r"Key points \(check them against what you said\)")
         child.sendline("3")
         child.expect("Scorecard")
         child.expect(r"PASS\s")
+        child.expect(r"kernel-\w+")
         child.expect("4/5")
         child.expect(r"\(aloud\)")
         child.expect("drill progress")
