@@ -249,6 +249,7 @@ SPECS += [
         error_scale=_row_abs_sum,
         family="reduction",
         value_category="reduction",
+        masked_other=(0.0, "other"),  # masked lanes must add nothing
     ),
     DrillSpec(
         name="softmax",
@@ -284,6 +285,7 @@ SPECS += [
         kwargs={"eps": 1e-5},
         family="reduction",
         value_category="reduction",
+        masked_other=(0.0, "other"),  # masked lanes must add nothing to the sum of squares
         probes=(Probe("bfloat16", _rms_inputs("bfloat16"), ((13, 781), (8, 1024))),),
         eager=_rmsnorm_eager,
         byte_model=_rmsnorm_bytes,

@@ -128,6 +128,9 @@ def grade(a, interpreted: bool, started: float) -> dict:
     if spec.autotune_min_configs:
         rules["autotune"] = info["autotune"] = autotune_evidence(find_autotuners(module), spec.autotune_min_configs)
 
+    if interpreted:  # what the interpreter runs, the compiler must accept: its front end checks every new launch
+        from .compile_check import FrontEnd
+        recorder.frontend = FrontEnd(learner_file)
     budget = None
     if interpreted:  # the interpreter's cost grows with the programs launched: skip what would not fit
         from .budget import Budget

@@ -56,8 +56,9 @@ def extra_bytes(ev: dict) -> dict | None:
 
 def wrong_other(ev: dict, masked_other) -> dict | None:
     """A load whose masked-off lanes read something other than the reduction's identity (interpreter evidence):
-    the explanation of a values failure when the spec names the identity, e.g. (-inf, "other") for a row max."""
-    if not masked_other:
+    the explanation of a values failure when the spec names the identity, e.g. (-inf, "other") for a row max. Not on
+    a probe that names another cause (x30 -> stability: a row min subtracted reads +inf in its masked lanes)."""
+    if not masked_other or ev.get("probe_category") not in (None, masked_other[1]):
         return None
     identity = masked_other[0]
     for load in ev.get("masked_loads", []):
@@ -77,6 +78,10 @@ def out_of_bounds_category(v: dict, launches: list[dict], rules: dict) -> str:
     past_end = v["side"] in ("after", "mixed") and not v.get("inside_no_tensor")
     if past_end and v["first_elem"] <= v["numel"] and v.get("last_elem", v["first_elem"]) < v["numel"] + tile:
         return "mask"
+    if v.get("inside_no_tensor") and v["side"] == "after" and v["first_elem"] == v["numel"]:
+        # A whole access starting right after the end: a program with no data at all (a grid or a row bound
+        # larger than the tensor, e.g. x.numel() rows), not a tail tile missing its mask.
+        return "grid"
     return rules.get("index_category") or "offsets"
 
 
@@ -131,6 +136,10 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         return "shape", {"expected": ev.get("expected_shape"), "got": ev.get("got_shape"),
                          "device": ev.get("got_device"), "no_device": ev.get("no_device"),
                          "strides": ev.get("got_strides"), "expected_strides": ev.get("expected_strides")}
+    tune = rules.get("autotune")
+    if tune is not None and not tune.get("problem") and grid_not_from_meta(launches, ev.get("numel", 0)):
+        # A grid that ignores the chosen BLOCK is the cause of whatever follows (unwritten tiles, overruns).
+        return "autotune", {**tune, "problem": "grid-not-from-meta"}
     if ev.get("violations"):
         v = first_violation(ev["violations"])
         return out_of_bounds_category(v, launches, rules), {"violation": v}
@@ -207,7 +216,6 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         return "offsets", {"duplicates": ev["duplicates"], "numel": numel, "overlap": True}
     if ev.get("stale"):
         return "stale-output", {"aliased": ev.get("aliased", False)}
-    tune = rules.get("autotune")
     if tune is not None:
         problem = tune.get("problem")
         if problem is None and tune.get("keys"):

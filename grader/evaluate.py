@@ -25,6 +25,8 @@ def learner_line_of(exc: BaseException, learner_file: str) -> int | None:
 
 
 def describe_exception(exc: BaseException, learner_file: str) -> dict:
+    if getattr(exc, "detail", None) and exc.detail.get("compiler"):  # grader.compile_check.CompilerRejects
+        return dict(exc.detail, line=exc.detail.get("line") or learner_line_of(exc, learner_file))
     root = exc
     # Triton's interpreter wraps kernel errors; the learner's mistake is the cause.
     while type(root).__name__ == "InterpreterError" and root.__cause__ is not None:

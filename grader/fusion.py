@@ -70,5 +70,3 @@ def annotate(v, calls: list[dict], runs) -> None:
                              "detail": at + f"{moved['total']:,} B moved, fused {model['fused']:,} B, eager "
                                             f"{model['eager']:,} B"})
     apply_timing(v, runs)
-    from . import limits
-    limits.annotate(v, calls, runs)  # a device's launch limits: check row and JSON (runner.merge's one hook)

@@ -67,6 +67,16 @@ DIAGNOSES = {
         "what": {"en": "{stage}: {type}: {message}", "zh": "{stage}：{type}: {message}"},
         "fix": {"en": "Fix the line shown; the grader runs your file as a module and calls `{entry}`.",
                 "zh": "改正上面标出的那一行；评测器把你的文件当模块导入并调用 `{entry}`。"}},
+    "error-compiler": {
+        "what": {"en": "Triton's compiler rejects `{kernel}`: {type}: {message}",
+                 "zh": "Triton 编译器拒绝编译 `{kernel}`：{type}: {message}"},
+        "fix": {"en": "The interpreter runs a kernel as Python, so this line ran here; on a GPU the compiler stops at "
+                      "it before anything runs. Write it in what Triton compiles: globals as tl.constexpr (or pass "
+                      "them as arguments), no break/return inside loops (fold the condition into a mask or the loop "
+                      "bound), and a loop-carried value keeps its type and shape (start from tl.zeros, not 0.0).",
+                "zh": "解释器把 kernel 当 Python 运行，所以这一行在这里能跑；在 GPU 上编译器会在运行之前就在这里报错。"
+                      "请写成 Triton 能编译的形式：全局变量用 tl.constexpr（或作为参数传入），循环里不要 break/return"
+                      "（把条件并进 mask 或循环边界），循环携带的变量类型和形状要保持不变（用 tl.zeros 起始，而不是 0.0）。"}},
     "missing-entry": {
         "what": {"en": "finding the entry point: no function `{entry}` in the file (found: {found})",
                  "zh": "找入口函数：文件里没有 `{entry}`（找到的函数：{found}）"},

@@ -10,6 +10,8 @@
 - A constexpr annotated as a string (`BLOCK: "tl.constexpr"`): the compiler tests `"constexpr" in annotation`;
   the interpreter compares the annotation text, which for a string literal keeps its quotes, so BLOCK arrives as a
   runtime tensor and tl.arange fails. We recognise it the compiler's way.
+- A device-function call leaves triton.language patched for the interpreter (Triton 3.6 and 3.9 both): we undo it
+  when the call returns.
 """
 from __future__ import annotations
 
@@ -49,7 +51,8 @@ def install_bf16_guard() -> None:
     """Make bfloat16 arithmetic under the interpreter stop with a clear message instead of computing garbage.
 
     Both Triton 3.6 and 3.9 keep bfloat16 as uint16 in numpy and apply numpy ops to those bits: x * x for
-    x = 1.5 gives 2.5e-29. Casts, loads, stores and tl.where are unaffected."""
+    x = 1.5 gives 2.5e-29, tl.sum of [1.5, 2.25, -3, 4] gives -1.3e-38. Elementwise ops, reductions, scans, tl.dot
+    and fma all stop; casts, loads, stores and tl.where are unaffected."""
     import numpy as np
     import triton.language as tl
     from triton.runtime import interpreter
@@ -73,6 +76,29 @@ def install_bf16_guard() -> None:
         return orig_unary(self, arg, op, *args, **kwargs)
 
     cls.binary_op, cls.unary_op = binary_op, unary_op
+
+    # The same raw bits reach reductions (tl.sum of bf16 sums the 16-bit patterns), tl.dot and fma.
+    reduce_scan = interpreter.ReduceScanOpInterface
+    orig_apply = reduce_scan.apply
+
+    def apply(self, input):
+        for t in (input if isinstance(input, tuple) else (input,)):
+            if is_bf16(getattr(t, "handle", None)):
+                raise InterpreterUnsupported(BF16_MESSAGE)
+        return orig_apply(self, input)
+
+    reduce_scan.apply = apply
+    for name in ("create_dot", "create_fma"):
+        orig = getattr(cls, name, None)
+        if orig is None:
+            continue
+
+        def guarded(self, *args, _orig=orig, **kwargs):
+            if any(is_bf16(a) for a in args):
+                raise InterpreterUnsupported(BF16_MESSAGE)
+            return _orig(self, *args, **kwargs)
+
+        setattr(cls, name, guarded)
 
 
 # -- and / or / not with the compiler's semantics ---------------------------------------------------------------------
@@ -149,6 +175,26 @@ def install_compiler_semantics() -> None:
         rewriter.ast_transformer = _ChainedTransformer(rewriter.ast_transformer)
     # The rewritten kernel is exec'd with the interpreter module's globals added: the helpers must live there.
     interpreter._drill_and, interpreter._drill_or, interpreter._drill_not = _drill_and, _drill_or, _drill_not
+
+    # A device-function call (tl.min, tl.cdiv, a learner's helper) patches triton.language for the interpreter and
+    # never undoes it: modules the kernel itself did not patch (triton.language.core, seen from the library's
+    # globals) stay patched after the launch, and Triton's compiler front end (grader.compile_check) would then
+    # build IR through the interpreter. Undo the patch when the call returns, as a kernel launch does.
+    function = interpreter.InterpretedFunction
+    if not getattr(function.__call__, "_drill_patched", False):
+        def __call__(self, *args, **kwargs):
+            scope = interpreter._patch_lang(self.fn)
+            try:
+                fn = self.rewrite()
+                try:
+                    return fn(*args, **kwargs)
+                except Exception as e:
+                    raise interpreter.InterpreterError(repr(e)) from e
+            finally:
+                scope.restore()
+
+        __call__._drill_patched = True
+        function.__call__ = __call__
 
     executor = interpreter.GridExecutor
     orig_init = executor.__init__

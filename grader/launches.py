@@ -58,6 +58,7 @@ class LaunchRecorder:
         self.launches: list[dict] = []
         self.depth = 0
         self.budget = None  # grader.budget.Budget under the interpreter: a launch that would not fit is skipped
+        self.frontend = None  # grader.compile_check.FrontEnd under the interpreter: the compiler must accept it
         self._saved: list = []  # (class, attribute, original) for uninstall()
 
 
@@ -72,6 +73,7 @@ class LaunchRecorder:
             record = {"kernel": getattr(kernel, "__name__", "?"), "grid": None, "programs": None,
                       "block": None, "meta": {}, "num_warps": kwargs.get("num_warps"),
                       "line": learner_line(recorder.learner_file)}
+            meta = None
             try:
                 meta = bound_arguments(kernel, args, kwargs)
                 record["meta"] = {k: v for k, v in meta.items() if isinstance(v, (int, float, bool, str))}
@@ -86,6 +88,12 @@ class LaunchRecorder:
                 record["programs"] = programs
             except Exception:  # the real launch below reports the learner's mistake
                 pass
+            if recorder.frontend is not None and meta is not None:
+                rejected = recorder.frontend.check(kernel, meta)
+                if rejected:  # what a GPU would say before running anything
+                    from .compile_check import CompilerRejects
+                    recorder.launches.append(record)
+                    raise CompilerRejects(rejected)
             budget = recorder.budget
             launch_started = budget.check_launch(record["kernel"], record["programs"]) if budget else None
             recorder.launches.append(record)

@@ -261,21 +261,6 @@ def _assigns(node, name: str) -> bool:
     return False
 
 
-def loop_line(lines: list[str], launches: list[dict]) -> int | None:
-    """The first `for` / `while` line in the body of a launched kernel (read as text, like runner.offsets_line)."""
-    for launch in launches:
-        head = f"def {launch.get('kernel')}("
-        start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(head)), None)
-        if start is None:
-            continue
-        for i in range(start + 1, len(lines)):
-            if lines[i].startswith(("def ", "class ", "@")):
-                break
-            if lines[i].lstrip().startswith(("for ", "while ")):
-                return i + 1
-    return None
-
-
 # -- CUDA: the capped launch against the same kernel uncapped (shown, never a gate) ------------------------------
 
 def cuda_timing(spec, entry, learner_file: str, say=None) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from .i18n import pick, t
-from .limits import loop_line, owns
+from .limits import owns
 from .limits_texts import DIAGNOSES, FIX_BY_CATEGORY
 
 _RULE_KEY = {"pow2": "contract-pow2", "max": "contract-max", "min": "contract-min", "type": "contract-type",
@@ -51,17 +51,6 @@ def texts_for(key: str, category: str) -> tuple[dict, dict]:
     """(what, fix) templates: the key's own fix, else the category's (how to compute that field)."""
     entry = DIAGNOSES.get(key, {})
     return entry.get("what", {}), entry.get("fix") or FIX_BY_CATEGORY.get(category, {})
-
-
-def report_line(v) -> int | None:
-    """The line the report points at: a limits message's own line (the runner's line_of does not read it yet), the
-    loop of a capped grid's kernel for `persistent`, else the runner's."""
-    d = v.detail or {}
-    if owns(d):
-        return d.get("line") or (d.get("exception") or {}).get("line") or v.line
-    if v.line is None and v.diagnosis == "persistent":
-        return loop_line(v.source_lines, (v.focus or {}).get("launches") or [])
-    return v.line
 
 
 def render_parts(v, spec, lang: str) -> list:

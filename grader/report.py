@@ -51,6 +51,9 @@ def explain(v, lang: str) -> tuple[str, str]:
                  }.get(d.get("stage"), f"calling `{entry}`")
         if e.get("type") == "SyntaxError":
             stage = "syntax"
+        if e.get("compiler"):
+            key = "error-compiler"
+            kw["kernel"] = e.get("kernel")
         msg = e.get("message", "")
         if e.get("type") == "MissingEntry":
             found = e.get("found") or []
@@ -241,7 +244,7 @@ def render(v, lang: str) -> Group:
             verdict.append(f"  (hole: {v.hole})", style="yellow")
         verdict.append(f" — {what}")
         parts.append(verdict)
-        excerpt = source_excerpt(v.source_lines, limits_report.report_line(v))
+        excerpt = source_excerpt(v.source_lines, v.line)
         if excerpt is not None:
             parts.append(excerpt)
         if fix:

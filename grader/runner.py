@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drills import get_spec
-from . import fusion
+from . import fusion, limits
 from . import proc as procs
 from .proc import child_env, kill_group
 from .diagnose import DECISIVE, memory_evidence, overall
-from .static import inspect_file
+from .static import inspect_file, kernel_body_line
 
 
 class DeviceUnavailable(Exception):
@@ -59,6 +59,7 @@ class Verdict:
     bytes_moved: dict | None = None    # interpreter: {n, loaded, stored, total} of the largest counted call
     bytes_model: dict | None = None    # the drill's {n, fused, eager} at that n
     timing: dict | None = None         # CUDA speed gate (grader.timing), fused drills only
+    device_limits: dict | None = None  # a device's launch limits and their evidence (grader.limits)
     evidence: list = field(default_factory=list)  # per (device, size): what the first call did (size_evidence)
     skipped: list = field(default_factory=list)   # interpreted calls left out to stay within the time budget
 
@@ -259,12 +260,15 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
     v.checks += summarize_checks(calls, spec)
     v.others = sorted({c["category"] for c in calls if c["category"] and c["category"] != v.diagnosis})
     fusion.annotate(v, calls, runs)  # launches, bytes proof, speed gate (may turn a pass into too-slow)
+    limits.annotate(v, calls, runs)  # a device's launch limits: check row and JSON
     if not v.passed and not v.detail.get("timing"):
         v.focus = pick_focus(calls, v.diagnosis)
         v.detail = v.focus.get("detail", {})
         v.line = line_of(v.focus)
         if v.diagnosis == "offsets" and not v.detail.get("violation"):
             v.line = offsets_line(v.source_lines, v.focus.get("launches", [])) or v.line
+        if v.diagnosis == "persistent" and v.line is None:
+            v.line = loop_line(v.source_lines, v.focus.get("launches", []))
 
 
 def explain_cuda_death(v: Verdict, runs: list[ChildRun]) -> list[ChildRun]:
@@ -313,6 +317,8 @@ def combine(calls: list[dict]) -> str | None:
 
 def line_of(call: dict) -> int | None:
     d = call.get("detail", {})
+    if limits.owns(d) and d.get("line"):  # a refused launch or a broken heuristic names its own line
+        return d["line"]
     for key in ("violation", "exception", "masked_load"):
         if d.get(key) and d[key].get("line"):
             return d[key]["line"]
@@ -327,17 +333,12 @@ def line_of(call: dict) -> int | None:
 
 def offsets_line(lines: list[str], launches: list[dict]) -> int | None:
     """The line that builds the offsets: the first `arange(` inside the launched kernel's body."""
-    for launch in launches:
-        head = f"def {launch.get('kernel')}("
-        start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(head)), None)
-        if start is None:
-            continue
-        for i in range(start + 1, len(lines)):
-            if lines[i].startswith(("def ", "class ", "@")):
-                break
-            if "arange(" in lines[i]:
-                return i + 1
-    return None
+    return kernel_body_line(lines, [l.get("kernel") for l in launches], lambda ln: "arange(" in ln)
+
+
+def loop_line(lines: list[str], launches: list[dict]) -> int | None:
+    """The loop over tiles of a capped grid: the first `for` / `while` in the launched kernel's body."""
+    return kernel_body_line(lines, [l.get("kernel") for l in launches], lambda ln: ln.startswith(("for ", "while ")))
 
 
 def pick_focus(calls: list[dict], category: str) -> dict:
@@ -401,7 +402,8 @@ CHECKS = (
         and c.get("layout_ok", True))),
     (MEMORY_CHECK, out_of_bounds),
     ("inputs unchanged", lambda c: bool(c.get("inputs_mutated"))),
-    ("every output element written", lambda c: bool(c.get("unwritten"))),
+    ("every output element written", lambda c: bool(c.get("unwritten"))
+     and not (c.get("detail") or {}).get("refused")),  # a launch the device refused wrote nothing, by design
     ("values match the float64 reference", lambda c: bool(c.get("wrong"))),
     ("second call gets a fresh output", lambda c: bool(c.get("stale"))),
 )

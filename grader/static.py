@@ -60,3 +60,19 @@ def inspect_file(path: Path) -> StaticResult:
         return result
     result.holes = find_holes(tree)
     return result
+
+
+def kernel_body_line(lines: list[str], kernels: list[str], wanted) -> int | None:
+    """The first line in the body of one of `kernels` (`def NAME(` ... up to the next top-level statement) for which
+    `wanted(stripped_line)` holds; read as text, so the file is never run for it."""
+    for kernel in kernels:
+        head = f"def {kernel}("
+        start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(head)), None)
+        if start is None:
+            continue
+        for i in range(start + 1, len(lines)):
+            if lines[i].startswith(("def ", "class ", "@")):
+                break
+            if wanted(lines[i].lstrip()):
+                return i + 1
+    return None
