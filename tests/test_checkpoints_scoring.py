@@ -88,6 +88,18 @@ def test_a_denied_claim_is_not_a_claim(text):
     assert not scoring.score_text(m, text).wrong_claims, text
 
 
+@pytest.mark.parametrize("text, claimed", [
+    ("FlashAttention is faster because it does fewer FLOPs.", True),
+    ("Fewer FLOPs is not the reason; it moves fewer bytes.", False),
+    ("Doing fewer FLOPs isn't why it is fast.", False),
+    ("FlashAttention 快是因为 FLOPs 更少。", True),
+    ("FLOPs 更少不是原因，字节少才是。", False),
+])
+def test_is_not_the_reason_denies_a_claim(text, claimed):
+    m = scoring.Matcher("t", [], [scoring.compile_claim("fewer-flops", scoring.claims()["fewer-flops"])], 0)
+    assert bool(scoring.score_text(m, text).wrong_claims) == claimed, text
+
+
 def test_a_wrong_claim_fails_an_answer_that_covers_every_point():
     cp = CHECKPOINTS["program-id-is-a-tile"]
     good = cp["answer"]["en"]
