@@ -196,6 +196,9 @@ def _mask_arg(args: list[str], op: str) -> str | None:
     return None
 
 
+_NAMED_MASK = r"([A-Za-z_]\w*)(?:\[[^\]]*\])?"  # `m`, or `m[None, :]`: a mask computed on a line of its own
+
+
 def triton_pieces(text: str) -> list[Piece]:
     """The pieces of any Triton kernel's source, Inductor's or a learner's: program id, offsets (tl.arange),
     mask (an assignment to a name passed as a load/store mask, or with `mask` in its name), loads and stores
@@ -206,8 +209,9 @@ def triton_pieces(text: str) -> list[Piece]:
         for op in ("load", "store"):
             if f"tl.{op}(" in code:
                 arg = _mask_arg(_split_top(_call_args(code, f"tl.{op}")), op)
-                if arg and re.fullmatch(r"[A-Za-z_]\w*", arg):
-                    mask_names.add(arg)
+                named = re.fullmatch(_NAMED_MASK, arg or "")
+                if named:
+                    mask_names.add(named.group(1))
     pieces = []
     for n, code in enumerate(lines, start=1):
         if not code.strip():
@@ -295,7 +299,7 @@ def matmul_pieces(text: str) -> list[Piece]:
         out.append(p)
         if p.kind in ("load", "store") and p.masked and p.line > first:
             args = _split_top(_call_args(code[p.line - 1], f"tl.{p.kind}"))
-            if not re.fullmatch(r"[A-Za-z_]\w*", _mask_arg(args, p.kind) or "x"):  # a mask written inline
+            if not re.fullmatch(_NAMED_MASK, _mask_arg(args, p.kind) or "x"):  # a mask written inline
                 out.append(Piece("k-mask" if p.line <= last else "edge-mask", p.line, p.text))
 
     def add(kind, n):
