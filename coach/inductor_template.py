@@ -63,8 +63,8 @@ T = {
         "zh": "Inductor 为 CPU 设备生成的、用来比较融合与不融合 epilogue 的计时模块在 torch 2.13 中无法导入"
               "（IndentationError），所以不做这次计时直接融合"},
     "why_test_configs.max_mm_configs": {
-        "en": "each mm config costs about a second per call under the interpreter; two candidates instead of ~20",
-        "zh": "解释器下每个 mm 配置每次调用约一秒；只试两个候选，而不是约 20 个"},
+        "en": "each mm config costs seconds per call under the interpreter; two candidates instead of ~20",
+        "zh": "解释器下每个 mm 配置每次调用要几秒；只试两个候选，而不是约 20 个"},
     "template_launch": {
         "en": "grid ({programs},) fixed when the code was written (FixedGrid): cdiv({m}, {bm}) x cdiv({n}, {bn}) = "
               "{gm} x {gn} tiles of {bm} x {bn}, one program each; K = {k} in steps of BLOCK_K = {bk}",
@@ -196,6 +196,15 @@ def _ms(ms) -> str:
     return f"{ms * 1000:.1f} µs" if ms < 1 else f"{ms:.1f} ms" if ms < 1000 else f"{ms / 1000:.2f} s"
 
 
+def choice_kind(class_name: str, lang: str) -> str:
+    """What an autotuning choice is, from its class in torch._inductor.select_algorithm."""
+    if class_name.startswith("TritonTemplateCaller"):
+        return _t("template_kind", lang)
+    if class_name == "ExternKernelCaller":
+        return _t("extern_kind", lang)
+    return class_name or "?"
+
+
 def autotune_table(op: dict, lang: str, interpreted: bool, top: int = 6) -> list[str]:
     choices = op.get("choices") or []
     best = next((c["ms"] for c in choices if c.get("ms")), None)
@@ -203,7 +212,7 @@ def autotune_table(op: dict, lang: str, interpreted: bool, top: int = 6) -> list
     lines = [_t("autotune_title", lang, op=op.get("op"), inputs=", ".join(op.get("inputs") or []), n=len(choices),
                 more=more) + (_t("autotune_interp", lang) if interpreted else "")]
     for i, c in enumerate(choices[:top]):
-        kind = _t("template_kind" if "Triton" in c.get("kind", "") else "extern_kind", lang)
+        kind = choice_kind(c.get("kind", ""), lang)
         pct = f"{100 * best / c['ms']:5.1f} %" if best and c.get("ms") else "     "
         mark = f"  ← {_t('picked', lang)}" if i == 0 else ""
         lines.append(f"  {c['name']:<14} {_ms(c.get('ms')):>10} {pct}  {kind}: {_short(c.get('description', ''))}"

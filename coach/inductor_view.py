@@ -25,10 +25,10 @@ T = {
     "path_interp": {
         "en": "No GPU here: through a private torch switch (torch.utils._triton.triton_backend answering with a CUDA "
               "target, config.cpu_backend='triton') Inductor wrote Triton for CPU tensors, and Triton's interpreter "
-              "ran it. The source is the GPU-style kernel; the XBLOCK a GPU picks by autotuning can differ.",
+              "ran it. The source is the GPU-style kernel; the block sizes a GPU picks by autotuning can differ.",
         "zh": "本机没有 GPU：通过 torch 的私有开关（让 torch.utils._triton.triton_backend 返回 CUDA 目标，并设 "
               "config.cpu_backend='triton'），Inductor 为 CPU 张量生成了 Triton 源码，由 Triton 解释器运行。源码就是 GPU "
-              "风格的 kernel；GPU 上自动调优选出的 XBLOCK 可能不同。"},
+              "风格的 kernel；GPU 上自动调优选出的块大小可能不同。"},
     "path_source_only": {
         "en": "No GPU here: Inductor generated this Triton source for CPU tensors (private torch switch), but "
               "Triton's interpreter could not run it ({why}). The timings and the check against eager below come "
