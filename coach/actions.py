@@ -39,7 +39,7 @@ def list_drills(lang: str) -> None:
     _warn(store)
     table = Table(title="drills")
     for col in ("drill", "title", "holes", "attempts", "passes", "last"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col == "drill")  # a name you type must stay whole
     for spec in (drills.get_spec(n) for n in drills.names()):
         d = state["drills"].get(spec.name, {})
         last = d.get("last") or {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rich import box
 from rich.table import Table
 
 from grader import bench, runner
@@ -51,16 +52,7 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
     if as_json:
         print(json.dumps(result, indent=2))
     elif result.get("rows"):
-        head, rows = bench.table_rows(result)
-        table = Table(title=f"{spec.name} on {result.get('device_name', 'GPU')} — do_bench median, L2 flushed; "
-                            f"GB/s = fused byte model / time")
-        for h in head:
-            table.add_column(h, justify="right")
-        for r in rows:
-            table.add_row(*r)
-        console().print(table)
-        if any(r.get("wrong") for r in result["rows"]):
-            console().print("✗ = your output differed from the float64 reference at that size", style="red")
+        print_tables(result, spec.name, lang)
     if result.get("error"):
         err.print(f"drill: bench stopped: {result['error']}")
         return 1
@@ -71,3 +63,25 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
         else:
             console().print(f"wrote {plot_path}")
     return 0
+
+
+def print_tables(result: dict, drill: str, lang: str) -> None:
+    """The sweep as two tables that fit 80 columns when piped (numbers are never cut), then what the columns mean."""
+    out = console()
+    out.print(f"{drill} on {result.get('device_name', 'GPU')}", style="bold", markup=False, highlight=False)
+    for caption, head, rows in bench.tables(result):
+        table = Table(title=caption, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+        for h in head:
+            table.add_column(h, justify="right", no_wrap=True)
+        for r in rows:
+            table.add_row(*r)
+        out.print(table)
+    if any(r.get("wrong") for r in result["rows"]):
+        out.print(pick({"en": "✗ = your output differed from the float64 reference at that size",
+                        "zh": "✗ = 该尺寸下你的输出与 float64 参考结果不一致"}, lang), style="red")
+    if result.get("dynamic_compiles_at"):
+        at = ", ".join(f"{n:,}" for n in result["dynamic_compiles_at"])
+        out.print(pick({"en": f"compile† compiled at n = {at}", "zh": f"compile† 在 n = {at} 时编译"}, lang),
+                  style="dim", markup=False, highlight=False)
+    for line in bench.legend(result, lang):
+        out.print(line, style="dim", markup=False, highlight=False)

@@ -255,7 +255,7 @@ def default_folder() -> Path:
 def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None, folder: Path | None,
               oral_seconds: float, device: str, lang: str) -> int:
     """`drill mock`: 0 when the interview ran to its scorecard, 2 on a usage problem, 130 on Ctrl-C."""
-    from grader import runner
+    from grader import runner, worker
 
     err = console(stderr=True)
     store = Store()
@@ -288,7 +288,8 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
               oral=human(oral_seconds, lang)), style="bold")
     ui.say(tr("folder", lang, dir=folder))
     try:
-        card = M.run(mock, StdinInput(), poll_s=0.25, on_tick=ui.status)
+        with worker.warm():  # every save is graded in a fork of one warm process, ended on the way out
+            card = M.run(mock, StdinInput(), poll_s=0.25, on_tick=ui.status)
     except KeyboardInterrupt:
         runner.kill_children()  # grades still running on their threads
         ui.say("")

@@ -1,7 +1,9 @@
 """`drill grade --watch FILE`: grade, then grade again on every save (mtime polling) or on Enter; Ctrl-C stops.
 
-No file-watching dependency: the file's (mtime, size) is polled twice a second. Ctrl-C exits 130, saying the last
-grade's exit code.
+No file-watching dependency: the file's (mtime, size) is polled twenty times a second (a stat call each), and a change
+is graded once the stamp has held still for SETTLE_S (an editor's write is then complete). Grades run in forks of
+a warm worker (grader.worker: torch and Triton are imported once, not per save). Ctrl-C exits 130, saying the last
+grade's exit code; SIGTERM/SIGHUP (grader.proc.Terminated) end the worker on the way out.
 """
 from __future__ import annotations
 
@@ -11,6 +13,9 @@ from typing import Callable
 
 from .mock import EOF, file_stamp
 from .ui import console
+
+POLL_S = 0.05
+SETTLE_S = 0.02
 
 T = {
     "watching": {"en": "watching {file}: save it to re-grade, Enter to re-run, Ctrl-C to stop "
@@ -27,7 +32,7 @@ def tr(key, lang, **kw):
 
 def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
           stamp: Callable = file_stamp, clear: Callable | None = None, say: Callable | None = None,
-          poll_s: float = 0.5) -> int:
+          poll_s: float = POLL_S, settle: Callable | None = None) -> int:
     """Loop until Ctrl-C (KeyboardInterrupt), then return 130 (the last grade's exit code is said).
 
     run_once grades and prints (returns its exit code); source.poll(timeout) gives a line, None, or EOF (a closed
@@ -36,6 +41,7 @@ def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
     path = Path(path)
     say = say or (lambda text: console().print(text, style="dim", markup=False, highlight=False))
     clear = clear or (lambda: None)
+    settle = settle or (lambda: None)
     code = None
     seen = None
 
@@ -54,6 +60,12 @@ def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
             if line is not None and line is not EOF:
                 once()
             elif now is not None and now != seen:
+                while True:  # let the editor finish writing: grade a stamp that held still for a moment
+                    settle()
+                    later = stamp(path)
+                    if later == now or later is None:
+                        break
+                    now = later
                 once()
             elif now is None and seen is not None:
                 seen = None
@@ -64,6 +76,10 @@ def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
 
 
 def watch_cli(file: Path, grade_once: Callable[[], int], lang: str) -> int:
+    import time
+
+    from grader import worker
+
     from .mock_tui import StdinInput
 
     out = console()
@@ -79,7 +95,8 @@ def watch_cli(file: Path, grade_once: Callable[[], int], lang: str) -> int:
         source = StdinInput()
     except (OSError, ValueError):  # no stdin at all
         source = _NoInput()
-    return watch(Path(file), grade_once, source, lang=lang, clear=clear)
+    with worker.warm():  # ended on the way out, whatever ends the watch
+        return watch(Path(file), grade_once, source, lang=lang, clear=clear, settle=lambda: time.sleep(SETTLE_S))
 
 
 class _NoInput:

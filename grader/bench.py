@@ -1,9 +1,21 @@
 """`drill bench FILE`: a size sweep of the learner's kernel against eager PyTorch and torch.compile (CUDA only),
-like Triton's tutorial-01 benchmark: a table, and a GB/s-vs-size plot when matplotlib is installed.
+like Triton's tutorial-01 benchmark: two tables (time, bandwidth), and a GB/s-vs-size plot when matplotlib is there.
 
-The parent (`sweep`, `render_table`, `plot`) never imports the learner's file; the child
-(`python -m grader.bench --child ...`) does, times with `triton.testing.do_bench(return_mode="median")` (L2 flushed)
-and writes JSON. GB/s is effective bandwidth: the drill's fused byte model (or inputs + one output) / time.
+The parent (`sweep`, `tables`, `plot`) never imports the learner's file; the child (`python -m grader.bench --child
+...`) does, times with `triton.testing.do_bench(return_mode="median")` (L2 flushed) and writes JSON.
+
+What each column is, so that an expert can trust it:
+- "compile": `torch.compile(eager, dynamic=False)` compiled afresh at each n (Dynamo's caches reset first): the
+  kernel a program with that fixed shape gets.
+- "compile†": ONE `torch.compile(eager)` called at every n in turn, as a naive sweep does. From the second size
+  Dynamo recompiles with dynamic shapes (automatic_dynamic_shapes) and every later size runs that one dynamic
+  kernel, which can be much slower (H200, relu(x + y) at 2^26: 322 µs dynamic vs 190 µs static, eager 318 µs).
+- GB/s is effective bandwidth: the drill's fused byte model (or inputs + one output) / time.
+- "copy": at the same n, the faster of `x.clone()` and a Triton copy kernel (read + write counted); which one won
+  is in the JSON and under the table. Copy is a reference, not a limit (a kernel that reads more than it writes
+  can stream a little faster than a 1:1 copy).
+- "% peak": of the GPU's spec bandwidth (grader.timing.peak_gbps, H200 4.8 TB/s), the physical limit. Nothing is
+  shown above 100 %: a time that would be is not a measurement of the work, and is marked "!".
 """
 from __future__ import annotations
 
@@ -17,13 +29,37 @@ from pathlib import Path
 from coach.store import atomic_write_text
 
 DEFAULT_SIZES = tuple(2 ** i for i in range(12, 28))
-CANDIDATE = "yours"
+CANDIDATE, EAGER, STATIC, DYNAMIC = "yours", "eager", "compile", "compile†"
 NOT_ON_CPU = {
     "en": "drill bench times kernels on a GPU, and this machine has none. Triton's interpreter runs a kernel "
           "thousands of times slower than a GPU, so times measured here would mean nothing. On CPU, "
           "`drill grade FILE` proves fusion by counting the bytes each call moves.",
     "zh": "drill bench 需要在 GPU 上计时，而本机没有 GPU。Triton 解释器比 GPU 慢几千倍，在这里测出的时间毫无意义。"
           "在 CPU 上，`drill grade FILE` 通过统计每次调用搬运的字节数来证明融合。",
+}
+LEGEND = {
+    "en": ["compile  = torch.compile(eager, dynamic=False), compiled afresh at each n:",
+           "           the kernel a program with that fixed shape gets.",
+           "compile† = ONE torch.compile(eager) called at every n in turn: from the 2nd",
+           "           size Dynamo recompiles with dynamic shapes, and that one dynamic",
+           "           kernel can be much slower at large n (H200, relu(x + y) at 2^26:",
+           "           322 µs dynamic vs 190 µs static, eager 318 µs).",
+           "GB/s     = the fused byte model / time.",
+           "copy     = the faster of x.clone() and a Triton copy kernel at the same n",
+           "           (read + write): a reference, not a limit.",
+           "% peak   = of the GPU's spec bandwidth ({peak}), the physical limit;",
+           "           '!' = faster than that: the time does not measure the work."],
+    "zh": ["compile  = torch.compile(eager, dynamic=False)，每个 n 重新编译：",
+           "           固定形状的程序得到的 kernel。",
+           "compile† = 同一个 torch.compile(eager) 依次在每个 n 上调用：从第 2 个尺寸起",
+           "           Dynamo 用动态形状重新编译，之后都用这一个动态 kernel，大 n 时可能",
+           "           慢很多（H200，relu(x + y)，2^26：动态 322 µs，静态 190 µs，",
+           "           eager 318 µs）。",
+           "GB/s     = 融合字节模型 / 时间。",
+           "copy     = 同一 n 下 x.clone() 与 Triton 拷贝 kernel 中较快者（读 + 写）：",
+           "           是参照，不是上限。",
+           "% peak   = 占 GPU 标称带宽（{peak}）的比例，这是物理上限；",
+           "           '!' = 比它还快：这个时间没有测到真正的工作。"],
 }
 
 
@@ -46,50 +82,88 @@ def sweep(path: Path, drill: str, sizes, timeout: float = 900.0) -> dict:
         except subprocess.TimeoutExpired:
             kill_group(proc)  # the learner's kernel and anything it started
             return {"error": f"the sweep did not finish in {timeout:.0f} s"}
+        except BaseException:  # Ctrl-C (or SIGTERM turned into an exception): the child has its own session
+            kill_group(proc)
+            raise
         if not os.path.exists(out):
             return {"error": f"the benchmark process died (exit code {proc.returncode}); its output is above"}
         with open(out, encoding="utf-8") as f:
             return json.load(f)
 
 
-def table_rows(result: dict) -> tuple[list[str], list[list[str]]]:
+def _us(ms) -> str:
+    return "—" if ms is None else f"{ms * 1e3:.1f}"
+
+
+def _short(label: str, refs: list[str]) -> str:
+    """Column headers stay narrow (tables must fit 80 columns when piped): a long reference label becomes ref1.."""
+    return label if len(label) <= 9 else f"ref{refs.index(label) + 1}"
+
+
+def tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """[(title, head, rows)]: time per provider, then bandwidth (yours, eager, compile, copy, % peak)."""
+    from .timing import format_pct, pct_of_peak
+
     providers = result["providers"]
-    head = ["n"] + [f"{p} µs" for p in providers] + [f"{p} GB/s" for p in providers]
-    rows = []
+    refs = [p for p in providers if p not in (CANDIDATE, EAGER, STATIC, DYNAMIC)]
+    peak = result.get("peak_gbps")
+    time_rows, bw_rows = [], []
     for row in result["rows"]:
-        cells = [f"{row['n']:,}"]
-        for p in providers:
-            ms = row["ms"].get(p)
-            cells.append("—" if ms is None else f"{ms * 1e3:.1f}")
-        for p in providers:
-            g = row["gbps"].get(p)
-            cells.append("—" if g is None else f"{g:.0f}")
-        if row.get("wrong"):
-            cells[0] += " ✗"
-        rows.append(cells)
-    return head, rows
+        n = f"{row['n']:,}" + (" ✗" if row.get("wrong") else "")
+        time_rows.append([n] + [_us(row["ms"].get(p)) for p in providers])
+        copy = row.get("copy") or {}
+        bw = [n] + ["—" if row["gbps"].get(p) is None else f"{row['gbps'][p]:.0f}"
+                    for p in (CANDIDATE, EAGER, STATIC) if p in providers]
+        bw.append("—" if copy.get("gbps") is None else f"{copy['gbps']:.0f}")
+        bw.append(format_pct(pct_of_peak(row["gbps"].get(CANDIDATE), peak)))
+        bw_rows.append(bw)
+    bw_head = ["n"] + [p for p in (CANDIDATE, EAGER, STATIC) if p in providers] + ["copy", "% peak"]
+    return [("µs (do_bench median, L2 flushed)", ["n"] + [_short(p, refs) for p in providers], time_rows),
+            ("GB/s (fused byte model / time)", bw_head, bw_rows)]
+
+
+def legend(result: dict, lang: str) -> list[str]:
+    from .i18n import pick
+
+    peak = result.get("peak_gbps")
+    lines = [ln.format(peak=f"{peak:.0f} GB/s" if peak else "unknown: set DRILL_PEAK_GBPS")
+             for ln in pick(LEGEND, lang)]
+    refs = [p for p in result["providers"] if p not in (CANDIDATE, EAGER, STATIC, DYNAMIC)]
+    lines += [f"{_short(r, refs):9s}= {r}" for r in refs if _short(r, refs) != r]
+    kinds = sorted({(r.get("copy") or {}).get("kind") for r in result["rows"]} - {None})
+    if kinds:
+        lines.append("copy won by: " + "; ".join(
+            f"{k} at " + ", ".join(f"{r['n']:,}" for r in result["rows"] if (r.get("copy") or {}).get("kind") == k)
+            for k in kinds))
+    return lines
 
 
 def plot(result: dict, out: Path) -> str | None:
-    """Write a GB/s-vs-size plot; returns an error message instead when matplotlib is missing."""
+    """Write a GB/s-vs-size plot: each provider, copy at each n, and the spec bandwidth; None when written, else
+    why not (matplotlib missing)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         return "matplotlib is not installed (pip install matplotlib); the table above has the same numbers"
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
     for p in result["providers"]:
         pts = [(r["n"], r["gbps"][p]) for r in result["rows"] if r["gbps"].get(p) is not None]
         if pts:
             ax.plot(*zip(*pts), marker="o", label=p)
-    if result.get("copy_gbps"):
-        ax.axhline(result["copy_gbps"], color="grey", linestyle="--", label="x.clone() copy bandwidth")
+    copies = [(r["n"], r["copy"]["gbps"]) for r in result["rows"] if (r.get("copy") or {}).get("gbps")]
+    if copies:
+        ax.plot(*zip(*copies), color="grey", linestyle="--", marker=".", label="copy at the same n (best of "
+                                                                               "clone / Triton copy)")
+    if result.get("peak_gbps"):
+        ax.axhline(result["peak_gbps"], color="black", linestyle=":", label=f"spec bandwidth "
+                                                                            f"{result['peak_gbps']:.0f} GB/s")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("n (elements)")
     ax.set_ylabel("effective GB/s (fused byte model / time)")
     ax.set_title(f"{result['drill']} on {result.get('device_name', 'GPU')}")
-    ax.legend()
+    ax.legend(fontsize="small")
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
@@ -105,7 +179,7 @@ def child_main(a) -> int:
     import triton
 
     from drills import get_spec
-    from .timing import bandwidth_path, cached_bandwidth
+    from .timing import peak_gbps
 
     spec = get_spec(a.drill)
     result = {"drill": spec.name, "providers": [], "rows": [], "triton": triton.__version__,
@@ -115,6 +189,7 @@ def child_main(a) -> int:
         atomic_write_text(Path(a.out), json.dumps(result))
         return 2
     result["device_name"] = name = torch.cuda.get_device_name()
+    result["peak_gbps"] = peak_gbps(name)
     sys.path.insert(0, os.path.dirname(os.path.realpath(a.file)))
     mspec = importlib.util.spec_from_file_location("learner_submission", a.file)
     module = importlib.util.module_from_spec(mspec)
@@ -127,18 +202,17 @@ def child_main(a) -> int:
         return 1
     providers = {CANDIDATE: entry}
     if spec.eager is not None:
-        providers["eager"] = spec.eager
-        try:
-            providers["torch.compile"] = torch.compile(spec.eager)
-        except Exception as e:  # noqa: BLE001
-            result["compile_error"] = str(e)[:300]
+        providers[EAGER] = spec.eager
+        providers[STATIC] = spec.eager   # compiled per size in _sweep_sizes
+        providers[DYNAMIC] = spec.eager  # compiled once, in _dynamic_sweep
     for label, fn in spec.speed_refs:
         providers[label] = fn
     result["providers"] = list(providers)
     sizes = [int(s) for s in a.sizes.split(",")]
-    result["copy_gbps"] = (cached_bandwidth(bandwidth_path(), name, spec.bench_size, torch.__version__) or 0) / 1e9
     try:
-        _sweep_sizes(spec, entry, providers, sizes, result)
+        _sweep_sizes(spec, providers, sizes, result)
+        if DYNAMIC in providers:
+            _dynamic_sweep(spec, sizes, result)
     except Exception as e:  # noqa: BLE001 - the learner's kernel failed: keep the rows so far, say what happened
         result["error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
         atomic_write_text(Path(a.out), json.dumps(result))
@@ -147,34 +221,93 @@ def child_main(a) -> int:
     return 0
 
 
-def _sweep_sizes(spec, entry, providers, sizes, result) -> None:
+def _inputs(spec, n, device: str = "cuda"):
     import torch
+    gen = torch.Generator().manual_seed(n)
+    args = [t.to(device) for t in spec.make_inputs(n, gen)]
+    nbytes = spec.byte_model(n)["fused"] if spec.byte_model else \
+        sum(t.numel() * t.element_size() for t in args) + args[0].numel() * args[0].element_size()
+    return args, nbytes
 
+
+def static_compile(fn, args, kwargs):
+    """torch.compile(fn, dynamic=False) for these shapes only: Dynamo's caches are reset first, so nothing compiled
+    at another size (and no dynamic-shape recompile) is reused; the first call compiles, outside the timing."""
+    import torch
+    torch._dynamo.reset()
+    compiled = torch.compile(fn, dynamic=False)
+    compiled(*args, **kwargs)
+    return compiled
+
+
+def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
+    """Every provider but the swept compile at each n, the copy reference at that n, and the candidate's output
+    checked against the float64 reference. `device` is "cuda" in `drill bench`; tests run it on "cpu", faked."""
     from .evaluate import _close
-    from .timing import bench_ms
+    from .timing import bench_ms, best_copy, gbps
 
-    gen = torch.Generator().manual_seed(0)
     for i, n in enumerate(sizes):
         print(f"  bench: n={n:,} ({i + 1}/{len(sizes)})", file=sys.stderr, flush=True)
-        args = [t.cuda() for t in spec.make_inputs(n, gen)]
-        nbytes = spec.byte_model(n)["fused"] if spec.byte_model else \
-            sum(t.numel() * t.element_size() for t in args) + args[0].numel() * args[0].element_size()
-        row = {"n": n, "ms": {}, "gbps": {}, "wrong": 0}
+        args, nbytes = _inputs(spec, n, device)
+        row = {"n": n, "bytes": nbytes, "ms": {}, "gbps": {}, "wrong": 0}
         for label, fn in providers.items():
+            if label == DYNAMIC:
+                continue
             try:
-                ms = bench_ms(lambda: fn(*args, **spec.kwargs), warmup=25, rep=100)
+                f = static_compile(fn, args, spec.kwargs) if label == STATIC else fn
+                ms = bench_ms(lambda: f(*args, **spec.kwargs), warmup=25, rep=100)
             except Exception as e:  # noqa: BLE001 - one provider failing (compile) must not end the sweep
                 row.setdefault("errors", {})[label] = f"{type(e).__name__}: {str(e)[:200]}"
-                if label == "torch.compile":
+                if label == STATIC:
                     continue
                 raise
-            row["ms"][label], row["gbps"][label] = ms, nbytes / (ms / 1e3) / 1e9
-        out = entry(*args, **spec.kwargs)
+            row["ms"][label], row["gbps"][label] = ms, gbps(nbytes, ms / 1e3)
+        copy = best_copy(n, warmup=25, rep=100)
+        row["copy"] = {"kind": copy["kind"], "ms": copy["ms"], "gbps": copy["gbps"], "all_ms": copy["all_ms"]}
+        out = providers[CANDIDATE](*args, **spec.kwargs)
         ref = spec.reference(*[t.double() for t in args], **spec.kwargs)
         rtol, atol = spec.tolerance_for(str(out.dtype).replace("torch.", ""))
         row["wrong"] = int((~_close(out.double().reshape(-1), ref.reshape(-1), rtol, atol)).sum())
         result["rows"].append(row)
         del args, out, ref
+        _free(device)
+
+
+def _dynamic_sweep(spec, sizes, result, device: str = "cuda") -> None:
+    """One torch.compile(eager) called at every size in turn, as a naive sweep would: Dynamo recompiles with dynamic
+    shapes at the second size. Records its time per size and the sizes where it (re)compiled."""
+    import torch
+
+    from .timing import bench_ms, gbps
+
+    def compiles() -> int:
+        return torch._dynamo.utils.counters["frames"]["ok"]
+
+    torch._dynamo.reset()
+    compiled = torch.compile(spec.eager)
+    result["dynamic_compiles_at"] = []
+    rows = {r["n"]: r for r in result["rows"]}
+    for n in sizes:
+        print(f"  bench: one compile swept over sizes, n={n:,}", file=sys.stderr, flush=True)
+        args, nbytes = _inputs(spec, n, device)
+        before = compiles()
+        try:
+            compiled(*args, **spec.kwargs)
+            if compiles() > before:
+                result["dynamic_compiles_at"].append(n)
+            ms = bench_ms(lambda: compiled(*args, **spec.kwargs), warmup=25, rep=100)
+        except Exception as e:  # noqa: BLE001
+            rows[n].setdefault("errors", {})[DYNAMIC] = f"{type(e).__name__}: {str(e)[:200]}"
+            continue
+        rows[n]["ms"][DYNAMIC], rows[n]["gbps"][DYNAMIC] = ms, gbps(nbytes, ms / 1e3)
+        del args
+        _free(device)
+
+
+def _free(device: str) -> None:
+    if device == "cuda":
+        import torch
+        torch.cuda.empty_cache()
 
 
 def main(argv=None) -> int:

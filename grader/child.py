@@ -1,4 +1,5 @@
-"""The child process that runs the learner's code. Started by `grader.runner`; never imported by the parent.
+"""The child process that runs the learner's code. Started by `grader.runner`; never imported by the CLI's parent
+process. The warm worker (grader.worker) imports it once and calls `run` in a fresh fork for each grade.
 
     python -m grader.child --file F --drill NAME --device cpu|cuda --seed S --out RESULT.json
 
@@ -21,8 +22,8 @@ from pathlib import Path
 from coach.store import atomic_write_text
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
+def parse_args(argv=None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m grader.child")
     ap.add_argument("--file", required=True)
     ap.add_argument("--drill", required=True)
     ap.add_argument("--device", choices=("cpu", "cuda"), required=True)
@@ -30,14 +31,25 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true", help="fewer seeds (the interpreter pass beside a CUDA run)")
     ap.add_argument("--timeout", type=float, default=60.0, help="the parent's timeout: the interpreter's budget")
-    a = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
-    started = time.perf_counter()
+
+def main(argv=None) -> int:
+    run(parse_args(argv), time.perf_counter())
+
+
+def run(a: argparse.Namespace, started: float):
+    """Grade, write the result file, and end the process (never returns).
+
+    Both kinds of grading process end here: a cold `python -m grader.child` (main above) and a fork of the warm
+    worker (grader.worker), which has torch and Triton imported already and calls this in the fresh fork."""
     # On a timeout the parent sends SIGUSR1 first: the traceback names the line the learner's code is stuck on.
     faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=False)
     interpreted = a.device == "cpu"
     if interpreted:
         os.environ["TRITON_INTERPRET"] = "1"
+        from .interp_speed import install as install_speedups
+        install_speedups()
     else:
         os.environ.pop("TRITON_INTERPRET", None)
     result = {"device": a.device, "interpreted": interpreted, "calls": [], "file": a.file}

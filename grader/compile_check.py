@@ -48,12 +48,21 @@ def compiled_library(fn):
     namespaces = [vars(m) for name, m in list(sys.modules.items())
                   if m is not None and (name == "triton.language" or name.startswith("triton.language."))]
     namespaces.append(fn.__globals__)
+    from .libdevice_cpu import ORIGINALS  # the interpreter's NumPy libdevice: the compiler needs Triton's own
     try:
+        for (modname, name), original in ORIGINALS.items():
+            module = sys.modules.get(modname)
+            if module is not None:
+                swapped.append((vars(module), name, vars(module)[name]))
+                vars(module)[name] = original
         for ns in namespaces:
             for key, value in list(ns.items()):
                 if isinstance(value, InterpretedFunction):
                     swapped.append((ns, key, value))
                     ns[key] = compiled(value)
+                elif getattr(value, "_drill_original", None) is not None:
+                    swapped.append((ns, key, value))
+                    ns[key] = value._drill_original
         for key, value in list(vars(tl.tensor).items()):
             if isinstance(value, InterpretedFunction):
                 swapped.append((tl.tensor, key, value))

@@ -136,10 +136,6 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         return "shape", {"expected": ev.get("expected_shape"), "got": ev.get("got_shape"),
                          "device": ev.get("got_device"), "no_device": ev.get("no_device"),
                          "strides": ev.get("got_strides"), "expected_strides": ev.get("expected_strides")}
-    tune = rules.get("autotune")
-    if tune is not None and not tune.get("problem") and grid_not_from_meta(launches, ev.get("numel", 0)):
-        # A grid that ignores the chosen BLOCK is the cause of whatever follows (unwritten tiles, overruns).
-        return "autotune", {**tune, "problem": "grid-not-from-meta"}
     if ev.get("violations"):
         v = first_violation(ev["violations"])
         return out_of_bounds_category(v, launches, rules), {"violation": v}
@@ -164,6 +160,10 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
             return "persistent", {"programs": over[0]["programs"], "cap": cap, "numel": numel, "block": block,
                                   "tiles": -(-numel // block) if block else None}
     tiles = ev.get("tiles", {}).get("status", "")
+    if ev.get("unwritten") and any(l.get("programs") == 0 for l in launches):
+        # A launch of zero programs (cdiv of a small n by a large BLOCK rounded down, a cap with no max(1, ...)).
+        return "grid", {"unwritten": ev["unwritten"], "numel": numel, "programs": 0, "coverage": 0,
+                        "block": (ev.get("tiles") or {}).get("block")}
     if ev.get("unwritten"):
         cov = coverage(launches)
         issued = ev.get("issued_lanes")
@@ -216,6 +216,7 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         return "offsets", {"duplicates": ev["duplicates"], "numel": numel, "overlap": True}
     if ev.get("stale"):
         return "stale-output", {"aliased": ev.get("aliased", False)}
+    tune = rules.get("autotune")
     if tune is not None:
         problem = tune.get("problem")
         if problem is None and tune.get("keys"):

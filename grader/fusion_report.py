@@ -5,6 +5,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .i18n import pick, t
+from .timing import format_pct
 from .fusion_texts import M
 
 
@@ -54,7 +55,7 @@ def render_parts(v, spec, lang: str) -> list:
             table.add_column(col, justify="left" if i == 0 else "right")
         cand_ms = rows[0]["ms"]
         for r in rows:
-            table.add_row(r["label"], f"{r['ms'] * 1e3:.1f}", f"{r['gbps']:.0f}", f"{r['pct_copy']:.0f}%",
+            table.add_row(r["label"], f"{r['ms'] * 1e3:.1f}", f"{r['gbps']:.0f}", format_pct(r.get("pct_peak")),
                           f"{r['ms'] / cand_ms:.2f}x", style="bold" if r["role"] == "candidate" else None)
         parts.append(table)
         model = timing.get("byte_model") or {}
@@ -63,7 +64,9 @@ def render_parts(v, spec, lang: str) -> list:
                                    need=timing.get("speedup_min"), model=ratio)))
         parts.append(Text("  " + t("speed_note", lang, fused=f"{timing['fused_bytes']:,}",
                                    copy=f"{timing['copy_gbps']:.0f}",
-                                   cached=", cached" if timing.get("copy_cached") else ""), style="dim"))
+                                   cached=pick({"en": ", cached", "zh": "，已缓存"}, lang) if timing.get("copy_cached") else "",
+                                   peak=f"{timing['peak_gbps']:.0f} GB/s" if timing.get("peak_gbps") else "?"),
+                          style="dim"))
     small = timing.get("small")
     if small:
         dv, wl = small["device_us"], small["wall_us"]

@@ -62,11 +62,13 @@ M = {
         "zh": "速度只在 GPU 上测；这里用字节证明代替（这个算子受访存限制：时间跟着字节数走）。"},
     "speed_title": {"en": "speed at n={n} (median of {rounds} rounds of do_bench medians, L2 flushed):",
                     "zh": "n={n} 时的速度（{rounds} 轮 do_bench 中位数的中位数，已清 L2）："},
-    "speed_cols": {"en": ("", "µs", "GB/s*", "% copy", "vs yours"), "zh": ("", "µs", "GB/s*", "占拷贝带宽", "相对你的")},
+    "speed_cols": {"en": ("", "µs", "GB/s*", "% peak", "vs yours"), "zh": ("", "µs", "GB/s*", "占峰值", "相对你的")},
     "speed_note": {
-        "en": "* effective GB/s = the fused byte model ({fused} B) / time; copy bandwidth of this GPU: {copy} GB/s "
-              "(x.clone(){cached}).",
-        "zh": "* 有效带宽 = 融合字节模型（{fused} B）/ 时间；本 GPU 拷贝带宽 {copy} GB/s（x.clone(){cached}）。"},
+        "en": "* effective GB/s = the fused byte model ({fused} B) / time; % peak = of this GPU's spec bandwidth "
+              "({peak}), the physical limit. Copy at the same n (the faster of x.clone() and a Triton copy"
+              "{cached}): {copy} GB/s.",
+        "zh": "* 有效带宽 = 融合字节模型（{fused} B）/ 时间；占峰值 = 占本 GPU 标称带宽（{peak}）的比例，这是物理上限。"
+              "同一 n 下的拷贝（x.clone() 与 Triton 拷贝 kernel 中较快的一个{cached}）：{copy} GB/s。"},
     "speedup_line": {"en": "speedup over eager {speedup}x (gate {need}x; the byte model predicts {model}x)",
                      "zh": "相对 eager 加速 {speedup} 倍（门槛 {need} 倍；字节模型预测 {model} 倍）"},
     "small_line": {

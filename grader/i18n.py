@@ -361,6 +361,59 @@ DIAGNOSES = {
                 "zh": "@triton.autotune(configs=[至少两个 BLOCK_SIZE 和 num_warps 都不同的 "
                       "triton.Config({{'BLOCK_SIZE': ...}}, num_warps=...)], key=['n_elements'])，grid 用 lambda "
                       "读取 meta['BLOCK_SIZE']。"}},
+    # -- tensor-core drills (matmul, matmul-epilogue, attention): {mistake} names the known mistake matched ------------
+    "strides": {
+        "what": {"en": "right on fresh tensors, wrong on {probe} ({wrong} of {numel} values): the kernel assumes a "
+                       "contiguous layout",
+                 "zh": "新建的张量上正确，{probe} 上出错（{numel} 个值里有 {wrong} 个）：kernel 假设了连续的内存布局"},
+        "fix": {"en": "Build every pointer from the strides the wrapper passes: a_ptr + offs_m[:, None] * stride_am + "
+                      "offs_k[None, :] * stride_ak (and likewise for B). b = w.t() has stride_bk == 1, stride_bn == K.",
+                "zh": "每个指针都用 wrapper 传进来的 stride 计算：a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * "
+                      "stride_ak（B 同理）。b = w.t() 的 stride_bk == 1、stride_bn == K。"}},
+    "k-loop": {
+        "what": {"en": "{wrong} of {numel} values differ from the reference: they match a matmul in which {mistake}",
+                 "zh": "{numel} 个值里有 {wrong} 个与参考结果不同：它们恰好等于这样一个矩阵乘——{mistake}"},
+        "fix": {"en": "Loop over all of K: for k in range(0, tl.cdiv(K, BLOCK_K)), masking the last step's lanes with "
+                      "k_left = K - k * BLOCK_K (other=0.0), and accumulate every step: acc = tl.dot(a, b, acc).",
+                "zh": "K 要全部循环完：for k in range(0, tl.cdiv(K, BLOCK_K))，最后一步的 lane 用 k_left = K - k * BLOCK_K "
+                      "做 mask（other=0.0），每一步都要累加：acc = tl.dot(a, b, acc)。"}},
+    "epilogue": {
+        "what": {"en": "{wrong} of {numel} values differ from relu(a @ b + bias): they match {mistake}",
+                 "zh": "{numel} 个值里有 {wrong} 个与 relu(a @ b + bias) 不同：它们恰好等于 {mistake}"},
+        "fix": {"en": "bias has one value per output column: load it at offs_n (mask offs_n < N), add bias[None, :] to "
+                      "the float32 tile, then tl.maximum(acc, 0.0), then store.",
+                "zh": "bias 每个输出列一个值：在 offs_n 处 load（mask 是 offs_n < N），把 bias[None, :] 加到 float32 的 tile "
+                      "上，再 tl.maximum(acc, 0.0)，最后 store。"}},
+    "epilogue-oob": {
+        "what": {"en": "the epilogue's load of `{tensor}` reached {lanes} lanes outside it (element {first}; it has "
+                       "{numel}), program {program}: bias is indexed by the wrong offsets",
+                 "zh": "epilogue 里对 `{tensor}` 的 load 有 {lanes} 条 lane 越界（元素 {first}，它只有 {numel} 个），"
+                       "program {program}：bias 用错了偏移"}},
+    "scale": {
+        "what": {"en": "{wrong} of {numel} values differ from softmax(q k^T / sqrt(D)) v: they match attention with "
+                       "{mistake}",
+                 "zh": "{numel} 个值里有 {wrong} 个与 softmax(q k^T / sqrt(D)) v 不同：它们恰好等于 {mistake} 的注意力"},
+        "fix": {"en": "Scores are q k^T / sqrt(D). With tl.exp2, fold log2(e) in: qk_scale = (1 / math.sqrt(D)) * "
+                      "1.4426950408889634, used for the scores, the max and the exponent alike; with tl.exp, no log2(e).",
+                "zh": "分数是 q k^T / sqrt(D)。用 tl.exp2 时要把 log2(e) 并进去：qk_scale = (1 / math.sqrt(D)) * "
+                      "1.4426950408889634，分数、最大值和指数都用它；用 tl.exp 时不要乘 log2(e)。"}},
+    "causal": {
+        "what": {"en": "correct without the causal mask, wrong with causal=True ({wrong} of {numel} values): they "
+                       "match {mistake}",
+                 "zh": "不加 causal 时正确，causal=True 时出错（{numel} 个值里有 {wrong} 个）：它们恰好等于 {mistake}"},
+        "fix": {"en": "Query i may use keys j <= i: keep = keep & (cols[None, :] <= offs_m[:, None]). Row 0 then sees "
+                      "key 0, so no row is all -inf (an all -inf row makes exp2(-inf - -inf) = NaN).",
+                "zh": "第 i 个 query 只能用 j <= i 的 key：keep = keep & (cols[None, :] <= offs_m[:, None])。这样第 0 行能看到 "
+                      "key 0，不会有整行都是 -inf（整行 -inf 会让 exp2(-inf - -inf) = NaN）。"}},
+    "rescale": {
+        "what": {"en": "wrong when the running max grows from one key block to the next ({wrong} of {numel} values): "
+                       "they match an online softmax where {mistake}",
+                 "zh": "运行最大值在相邻 key 块之间变大时出错（{numel} 个值里有 {wrong} 个）：它们恰好等于 {mistake} 的在线 softmax"},
+        "fix": {"en": "Everything accumulated so far was computed against the old max m; when a block raises it to m', "
+                      "scale both by alpha = exp2(m - m'): l = l * alpha + tl.sum(p, 1) and acc = acc * alpha[:, None] "
+                      "+ p @ v.",
+                "zh": "之前累加的一切都是相对旧的最大值 m 算的；某个块把最大值提高到 m' 时，两者都要乘 alpha = exp2(m - m')："
+                      "l = l * alpha + tl.sum(p, 1)，acc = acc * alpha[:, None] + p @ v。"}},
     "stale-output": {
         "what": {"en": "the second call reused or overwrote the first call's output",
                  "zh": "第二次调用复用或改写了第一次调用的输出"},
@@ -376,7 +429,7 @@ CHECK_NAMES_ZH = {
     "values match the float64 reference": "数值与 float64 参考一致", "second call gets a fresh output": "第二次调用得到新的输出",
     "holes filled": "空位已填", "file": "文件", "finishes in time": "按时结束", "runs without crashing": "运行不崩溃",
     "faster than eager (CUDA)": "比 eager 快（CUDA）", "bytes moved within the fused model": "搬运字节不超过融合模型",
-    "stores only the output": "只 store 输出本身",
+    "stores only the output": "只 store 输出本身", "no program's work wasted": "没有 program 做无用功",
     "grid capped, each tile stored once": "grid 有上限，每块 tile 只写一次",
     "autotuned over BLOCK and num_warps": "autotune 覆盖不同的 BLOCK 和 num_warps",
     "import": "导入文件", "entry": "入口函数", "grade": "评测", "device": "设备",

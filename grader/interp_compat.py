@@ -59,9 +59,9 @@ def install_bf16_guard() -> None:
 
     cls = interpreter.InterpreterBuilder
 
-    def is_bf16(h) -> bool:
-        return getattr(getattr(h, "dtype", None), "scalar", None) == tl.bfloat16 \
-            and getattr(getattr(h, "data", None), "dtype", None) == np.uint16
+    def is_bf16(h) -> bool:  # the cheap numpy test first: this runs on every operation of every program
+        return getattr(getattr(h, "data", None), "dtype", None) == np.uint16 \
+            and getattr(getattr(h, "dtype", None), "scalar", None) == tl.bfloat16
 
     orig_binary, orig_unary = cls.binary_op, cls.unary_op
 

@@ -143,6 +143,9 @@ def _make(name: str):
     return emulated
 
 
+ORIGINALS: dict = {}  # (module name, function name) -> Triton's libdevice function, for the compiler front end
+
+
 def install() -> list[str]:
     """Replace the libdevice functions (generic stubs and the CUDA externs) with numpy versions. Returns the
     modules patched. Call before the learner's module is imported, and only under the interpreter."""
@@ -162,6 +165,8 @@ def install() -> list[str]:
                 continue
             f = _make(name)
             f.__module__ = "triton.language.extra.libdevice"  # the JIT hasher skips libdevice stubs by module
+            ORIGINALS.setdefault((modname, name), value)
+            f._drill_original = ORIGINALS[(modname, name)]  # `from ...libdevice import rsqrt` copies f itself
             setattr(mod, name, f)
         patched.append(modname)
     return patched

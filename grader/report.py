@@ -154,8 +154,14 @@ def explain(v, lang: str) -> tuple[str, str]:
         if cat == "autotune":
             kw["problem"] = pick(DIAGNOSES["autotune-problem"].get(d.get("problem"), d.get("problem")), lang)
             kw["labels"] = "; ".join(d.get("labels") or []) or "-"
-    elif cat in ("unwritten", "wrong-values"):
-        kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"))
+    elif cat in ("unwritten", "wrong-values", "strides", "k-loop", "epilogue", "scale", "causal", "rescale"):
+        kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"), probe=d.get("probe"),
+                  mistake=(d.get("mistake") or {}).get("name") or "a known mistake")
+        if d.get("violation"):  # an input the drill names (bias) read out of bounds
+            viol = d["violation"]
+            key = f"{cat}-oob"
+            kw.update(tensor=viol["tensor"], lanes=viol["lanes"], first=viol["first_elem"], numel=viol["numel"],
+                      program=viol["program"])
     if d.get("returned_input") and key == cat:
         key = "returned-input"
         kw["tensor"] = d["returned_input"]

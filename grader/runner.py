@@ -1,7 +1,9 @@
 """The parent side of a grade: static checks, the child process(es) with a timeout, and the merged verdict.
 
 The parent never imports the learner's file. On a GPU the CUDA run and an interpreter run (lane-exact memory
-checks on fewer seeds) go side by side, so CPU and CUDA verdicts rest on the same memory evidence.
+checks on fewer seeds) go side by side, so CPU and CUDA verdicts rest on the same memory evidence. Each run is a
+cold `python -m grader.child`, or, inside `grader.worker.warm()`, a fork of a warm process (same code, same
+isolation, no torch import).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drills import get_spec
-from . import fusion, limits
+from . import fusion, limits, worker
 from . import proc as procs
 from .proc import child_env, kill_group
 from .diagnose import DECISIVE, memory_evidence, overall
@@ -93,17 +95,29 @@ def kill_children() -> None:
 
 
 def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, workdir: str, timeout: float):
+    """One grading process: a fork of the warm worker when one is running (grader.worker), else a cold
+    `python -m grader.child`. Either way its own process group, the log as stdout/stderr, the same result file,
+    and registered with grader.proc so that end_all() reaches it."""
     out = os.path.join(workdir, f"result-{device}.json")
     log = open(os.path.join(workdir, f"log-{device}.txt"), "w+b")
-    cmd = [sys.executable, "-m", "grader.child", "--file", str(path), "--drill", drill, "--device", device,
-           "--seed", str(seed), "--out", out, "--timeout", str(timeout)] + (["--quick"] if quick else [])
+    args = ["--file", str(path), "--drill", drill, "--device", device, "--seed", str(seed), "--out", out,
+            "--timeout", str(timeout)] + (["--quick"] if quick else [])
     env = child_env(PYTHONDONTWRITEBYTECODE="1")
     progress = progress_fd() if device == "cuda" else None  # timing progress goes to our stderr, live
-    if progress is not None:
-        env["DRILL_PROGRESS_FD"] = str(progress)
     try:
-        proc = procs.spawn(cmd, cwd=str(path.parent), env=env, stdin=subprocess.DEVNULL, stdout=log,
-                           stderr=subprocess.STDOUT, pass_fds=(progress,) if progress is not None else ())
+        warm = worker.current(device)
+        proc = warm.spawn(args, str(path.parent), env, log.fileno(), progress) if warm is not None else None
+        if proc is not None:
+            procs.LIVE.add(proc)
+        else:
+            if progress is not None:
+                env["DRILL_PROGRESS_FD"] = str(progress)
+            proc = procs.spawn([sys.executable, "-m", "grader.child"] + args, cwd=str(path.parent), env=env,
+                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                               pass_fds=(progress,) if progress is not None else ())
+    except BaseException:
+        log.close()
+        raise
     finally:
         if progress is not None:
             os.close(progress)
@@ -147,10 +161,12 @@ def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
 
 def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout: float) -> list[ChildRun]:
     with procs.scratch_dir("drill-grade-") as workdir:
-        started = [(d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
-                                    workdir=workdir, timeout=timeout)) for d in devices]
-        deadline = time.monotonic() + timeout
+        started = []
         try:
+            for d in devices:
+                started.append((d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
+                                                workdir=workdir, timeout=timeout)))
+            deadline = time.monotonic() + timeout
             return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
         except BaseException:  # Ctrl-C in the parent: the children have their own session, so end them here
             for _, proc, _, log in started:
@@ -406,6 +422,7 @@ CHECKS = (
      and not (c.get("detail") or {}).get("refused")),  # a launch the device refused wrote nothing, by design
     ("values match the float64 reference", lambda c: bool(c.get("wrong"))),
     ("second call gets a fresh output", lambda c: bool(c.get("stale"))),
+    ("no program's work wasted", lambda c: bool((c.get("detail") or {}).get("wasted"))),
 )
 
 

@@ -129,7 +129,8 @@ def test_help_lists_the_commands(run):
 
 
 def test_drill_names_complete_in_the_shell():
-    assert cli.complete_drill(None, None, "ma") == ["mask"]
+    assert cli.complete_drill(None, None, "ma") == ["mask", "matmul", "matmul-epilogue"]
+    assert cli.complete_drill(None, None, "matmul-") == ["matmul-epilogue"]
     assert set(cli.complete_drill(None, None, "")) == set(drills.names())
     assert cli.complete_drill(None, None, "zz") == []
 

@@ -26,8 +26,11 @@ def test_far_out_of_bounds_is_index_arithmetic_not_the_mask():
     far = {"side": "after", "kind": "load", "lanes": 1024, "first_elem": 10**9, "numel": 100000}
     assert classify(ok_call(violations=[far]))[0] == "offsets"
     assert classify(ok_call(violations=[far]), rules={"index_category": "indexing"})[0] == "indexing"
-    nowhere = dict(far, first_elem=100000, inside_no_tensor=True)
+    nowhere = dict(far, first_elem=10**6, inside_no_tensor=True)
     assert classify(ok_call(violations=[nowhere]))[0] == "offsets"
+    # a whole access starting right after the end: a program with no data (x.numel() rows for x.shape[0])
+    extra_program = dict(far, first_elem=100000, inside_no_tensor=True)
+    assert classify(ok_call(violations=[extra_program]))[0] == "grid"
 
 
 def test_in_place_stores_with_unwritten_lanes_mean_a_too_strict_mask():
@@ -203,3 +206,8 @@ def test_a_probe_that_fails_for_the_ordinary_reason_is_not_labelled_with_the_pro
     alone = {"probe": "x30", "probe_category": "stability", "wrong": 16, "category": "stability", "detail": {}}
     relabel_probes([{"probe": None, "category": None}, alone])
     assert alone["category"] == "stability"
+
+
+def test_a_launch_of_zero_programs_is_the_grid():
+    ev = ok_call(unwritten=1, numel=1, launches=[dict(LAUNCH, programs=0, grid=[0])], tiles={"block": 1024, "status": "."})
+    assert classify(ev, rules={"max_programs": 16})[0] == "grid"

@@ -7,7 +7,7 @@ import types
 import pytest
 
 import drills
-from grader import diagnose, limits, limits_report
+from grader import diagnose, limits, limits_report, runner
 from grader.i18n import DIAGNOSES, M, check_name
 from grader.limits_texts import DIAGNOSES as LIMITS_DIAGNOSES, M as LIMITS_M
 
@@ -147,8 +147,8 @@ def test_field_line(source, key, line):
 def test_loop_line_is_the_first_loop_in_the_launched_kernel():
     lines = ["@triton.jit", "def k(x, n, XBLOCK: tl.constexpr):", "    pid = tl.program_id(0)",
              "    while pid < n:", "        pid += 1", "", "def wrapper(x):", "    for i in range(3):", "        pass"]
-    assert limits.loop_line(lines, [{"kernel": "k"}]) == 4
-    assert limits.loop_line(lines, [{"kernel": "other"}]) is None
+    assert runner.loop_line(lines, [{"kernel": "k"}]) == 4
+    assert runner.loop_line(lines, [{"kernel": "other"}]) is None
 
 
 # -- launches the device refuses (diagnose) -----------------------------------------------------------------------
@@ -253,12 +253,11 @@ def test_every_limits_message_exists_in_both_languages_and_is_merged():
     assert check_name(limits.CHECK_NAME, "zh") != limits.CHECK_NAME
 
 
-def test_report_points_at_the_loop_of_a_capped_kernel():
+def test_the_verdict_points_at_the_loop_of_a_capped_kernel_and_a_refusal_at_its_own_line():
     lines = ["def k(x):", "    for t in range(3):", "        pass"]
-    v = V("persistent", {"unwritten": 3}, focus={"launches": [{"kernel": "k"}]}, source_lines=lines)
-    assert limits_report.report_line(v) == 2
-    v = V("grid", {"refused": True, "line": 9}, line=41)
-    assert limits_report.report_line(v) == 9
+    assert runner.loop_line(lines, [{"kernel": "k"}]) == 2
+    assert runner.line_of({"category": "grid", "detail": {"refused": True, "line": 9},
+                           "launches": [{"line": 41}]}) == 9
 
 
 # -- the verdict ------------------------------------------------------------------------------------------------

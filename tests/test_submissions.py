@@ -1,7 +1,8 @@
 """The grader graded: known-wrong submissions fail with their named category, correct variants pass.
 
-Each file in tests/submissions/{wrong,correct} says `# drill: NAME` and `# expect: CATEGORY|pass` on its first lines.
-Every reference solution passes, and every untouched skeleton fails with `hole`.
+Each file in tests/submissions/*/ says `# drill: NAME` and `# expect: CATEGORY|pass` on its first lines; a blind
+tester's file may add `# also-ok: CATEGORY` where two categories name the same mistake. Every reference solution
+passes, and every untouched skeleton fails with `hole`.
 """
 import re
 from pathlib import Path
@@ -13,6 +14,12 @@ from grader import runner
 
 HERE = Path(__file__).parent / "submissions"
 EXPECT = re.compile(r"^#\s*expect:\s*(\S+)", re.MULTILINE)
+ALSO_OK = re.compile(r"^#\s*also-ok:\s*(.+)$", re.MULTILINE)
+
+
+def also_ok(path) -> set:
+    m = ALSO_OK.search(path.read_text(encoding="utf-8"))
+    return {c.strip() for c in m.group(1).split(",")} if m else set()
 
 
 def submissions():
@@ -22,13 +29,23 @@ def submissions():
         yield pytest.param(path, m.group(1), id=f"{path.parent.name}/{path.stem}")
 
 
+def grade_args(path, expected) -> dict:
+    return {"device": "cpu", "timeout": 5 if expected == "timeout" else None}  # a hang is a hang: 5 s shows it
+
+
+@pytest.fixture(scope="module", autouse=True)
+def graded_in_the_background(verdict_of):
+    """Every grade of this module starts now (two at a time); each test waits for its own verdict."""
+    verdict_of.prefetch([(p.values[0], grade_args(*p.values)) for p in submissions()] +
+                        [(drills.get_spec(n).solution_path, {"drill": n, "device": "cpu"}) for n in drills.names()])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path,expected", list(submissions()))
-def test_submission_gets_its_category(path, expected):
-    timeout = 15 if expected == "timeout" else None
-    v = runner.grade(path, device="cpu", timeout=timeout)
+def test_submission_gets_its_category(path, expected, verdict_of):
+    v = verdict_of(path, **grade_args(path, expected))
     got = "pass" if v.passed else v.diagnosis
-    assert got == expected, f"{path.name}: expected {expected}, got {got} ({v.detail})"
+    assert got == expected or got in also_ok(path), f"{path.name}: expected {expected}, got {got} ({v.detail})"
     if expected != "pass":
         assert not v.passed
         assert v.checks and any(not c["passed"] for c in v.checks)
@@ -36,9 +53,9 @@ def test_submission_gets_its_category(path, expected):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", drills.names())
-def test_reference_solution_passes(name):
+def test_reference_solution_passes(name, verdict_of):
     spec = drills.get_spec(name)
-    v = runner.grade(spec.solution_path, drill=name, device="cpu")
+    v = verdict_of(spec.solution_path, drill=name, device="cpu")
     assert v.passed, (name, v.diagnosis, v.detail)
     assert v.elapsed_s < 60
 

@@ -4,13 +4,15 @@ from pathlib import Path
 
 import pytest
 
-from grader import report, runner
+from grader import report
 
 WILD = Path(__file__).parent / "submissions" / "wild"
 
 
-def grade(name):
-    return runner.grade(WILD / name, device="cpu")
+@pytest.fixture
+def grade(verdict_of):
+    """A wild submission's verdict (graded once per session: test_submissions checks the same files)."""
+    return lambda name: verdict_of(WILD / name, device="cpu")
 
 
 def explain(v, lang="en"):
@@ -18,7 +20,7 @@ def explain(v, lang="en"):
 
 
 @pytest.mark.slow
-def test_errors_are_tritons_own_not_the_graders():
+def test_errors_are_tritons_own_not_the_graders(grade):
     v = grade("autotune_conflicting_meta.py")
     assert v.diagnosis == "error"
     what, _ = explain(v)
@@ -27,7 +29,7 @@ def test_errors_are_tritons_own_not_the_graders():
 
 
 @pytest.mark.slow
-def test_an_output_without_device_is_named_with_its_line():
+def test_an_output_without_device_is_named_with_its_line(grade):
     v = grade("va_output_no_device.py")
     assert v.diagnosis == "shape"
     what, fix = explain(v)
@@ -36,7 +38,7 @@ def test_an_output_without_device_is_named_with_its_line():
 
 
 @pytest.mark.slow
-def test_a_transposed_view_fails_on_layout_not_shape():
+def test_a_transposed_view_fails_on_layout_not_shape(grade):
     v = grade("transpose_returns_view.py")
     what, fix = explain(v)
     assert "contiguous" in what and "strides" in what
@@ -45,7 +47,7 @@ def test_a_transposed_view_fails_on_layout_not_shape():
 
 
 @pytest.mark.slow
-def test_a_2d_grid_for_a_1d_problem_gives_the_counts():
+def test_a_2d_grid_for_a_1d_problem_gives_the_counts(grade):
     v = grade("va_2d_grid_for_1d.py")
     assert v.diagnosis == "grid" and v.detail["wasted"] == "repeats"
     what, fix = explain(v)
@@ -53,14 +55,14 @@ def test_a_2d_grid_for_a_1d_problem_gives_the_counts():
 
 
 @pytest.mark.slow
-def test_returning_the_input_says_so():
+def test_returning_the_input_says_so(grade):
     v = grade("va_returns_x.py")
     what, _ = explain(v)
     assert "returned input `x`" in what
 
 
 @pytest.mark.slow
-def test_a_wrong_row_stride_gets_the_2d_fix_not_the_1d_mask_fix():
+def test_a_wrong_row_stride_gets_the_2d_fix_not_the_1d_mask_fix(grade):
     v = grade("rowsum_row_times_block.py")
     assert v.diagnosis == "indexing"
     _, fix = explain(v)
@@ -68,7 +70,7 @@ def test_a_wrong_row_stride_gets_the_2d_fix_not_the_1d_mask_fix():
 
 
 @pytest.mark.slow
-def test_atomics_are_checked_lane_by_lane_and_count_as_writes():
+def test_atomics_are_checked_lane_by_lane_and_count_as_writes(grade):
     v = grade("va_atomic_unmasked.py")
     assert v.diagnosis == "mask"
     assert v.detail["violation"]["kind"] == "atomic_add"

@@ -1,0 +1,166 @@
+"""`drill bench` and the figures it prints, without a GPU: the sweep's data flow on CPU with faked timings, tables
+that fit 80 columns when piped, no figure above 100 % of a limit, copy measured at every n, static compile per n."""
+import io
+import json
+
+import pytest
+from rich.console import Console
+
+from drills import get_spec
+from grader import bench, timing
+
+N27 = 2 ** 27
+
+
+def fake_result(peak=4800.0, wrong_at=None, too_fast=False):
+    """A sweep as the child writes it, for fuse (providers: yours, eager, compile, compile†, one reference)."""
+    providers = ["yours", "eager", "compile", "compile†", "eager x + y (add only)"]
+    rows = []
+    for n in (4096, 2 ** 20, 2 ** 26, N27):
+        nbytes = 3 * n * 4
+        ms = {"yours": nbytes / 4.26e12 * 1e3, "eager": nbytes * 5 / 3 / 4.1e12 * 1e3,
+              "compile": nbytes / 4.2e12 * 1e3, "compile†": nbytes * 5 / 3 / 4.1e12 * 1e3,
+              "eager x + y (add only)": nbytes / 4.15e12 * 1e3}
+        if too_fast and n == N27:
+            ms["yours"] = nbytes / 9.9e12 * 1e3
+        rows.append({"n": n, "bytes": nbytes, "ms": ms, "gbps": {p: nbytes / (v / 1e3) / 1e9 for p, v in ms.items()},
+                     "wrong": 3 if n == wrong_at else 0,
+                     "copy": {"kind": "Triton copy (BLOCK 4096, 8 warps)" if n > 2 ** 20 else "x.clone()",
+                              "ms": 2 * n * 4 / 4.1e12 * 1e3, "gbps": 4100.0}})
+    return {"drill": "fuse", "device_name": "NVIDIA H200", "peak_gbps": peak, "providers": providers, "rows": rows,
+            "dynamic_compiles_at": [4096, 2 ** 20]}
+
+
+def render(result, lang="en", width=80) -> str:
+    from coach import bench as bench_action
+    buf = io.StringIO()
+    con = Console(file=buf, width=width, force_terminal=False, no_color=True)
+    import coach.bench
+    old = coach.bench.console
+    coach.bench.console = lambda **kw: con
+    try:
+        bench_action.print_tables(result, result["drill"], lang)
+    finally:
+        coach.bench.console = old
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_tables_fit_80_columns_and_no_number_is_cut(lang):
+    result = fake_result(wrong_at=N27)
+    text = render(result, lang)
+    from rich.cells import cell_len
+    assert max(cell_len(line) for line in text.splitlines()) <= 80, text
+    assert "…" not in text
+    for caption, head, rows in bench.tables(result):
+        for row in rows:
+            for cell in row:
+                assert cell in text, (cell, text)  # every figure, whole
+    assert "134,217,728 ✗" in text and "ref1" in text and "eager x + y (add only)" in text
+
+
+def test_columns_static_compile_dynamic_compile_copy_and_peak():
+    head_time, head_bw = [t[1] for t in bench.tables(fake_result())]
+    assert head_time == ["n", "yours", "eager", "compile", "compile†", "ref1"]
+    assert head_bw == ["n", "yours", "eager", "compile", "copy", "% peak"]
+    rows = bench.tables(fake_result())[1][2]
+    assert rows[-1][-2] == "4100" and rows[-1][-1] == "89%"  # 4260 GB/s of 4800
+    text = "\n".join(bench.legend(fake_result(), "en"))
+    assert "dynamic=False" in text and "dynamic shapes" in text and "4800 GB/s" in text
+    assert "x.clone() at 4,096, 1,048,576" in text and "Triton copy (BLOCK 4096, 8 warps) at 67,108,864" in text
+
+
+def test_no_figure_above_100_percent_of_a_limit():
+    assert timing.format_pct(99.6) == "100%" and timing.format_pct(100.01) == "!" and timing.format_pct(None) == "—"
+    rows = bench.tables(fake_result(too_fast=True))[1][2]
+    assert rows[-1][-1] == "!"  # 9.9 TB/s on a 4.8 TB/s GPU: not a measurement
+    assert all(not c.endswith("%") or float(c[:-1]) <= 100 for r in rows for c in r)
+    unknown = bench.tables(fake_result(peak=None))[1][2]
+    assert unknown[0][-1] == "—"
+    assert "DRILL_PEAK_GBPS" in "\n".join(bench.legend(fake_result(peak=None), "en"))
+
+
+def test_peak_bandwidth_by_name_or_environment(monkeypatch):
+    monkeypatch.delenv("DRILL_PEAK_GBPS", raising=False)
+    assert timing.peak_gbps("NVIDIA H200") == 4800.0 and timing.peak_gbps("NVIDIA A10") is None
+    monkeypatch.setenv("DRILL_PEAK_GBPS", "2039")
+    assert timing.peak_gbps("NVIDIA A100-SXM4-80GB") == 2039.0
+
+
+def test_speed_gate_table_shows_percent_of_peak_never_above_100():
+    from grader.fusion_report import render_parts
+    from grader.runner import Verdict
+    rows = [{"label": "your `add_relu`", "role": "candidate", "ms": 0.0563, "gbps": 3576.0, "pct_peak": 74.6},
+            {"label": "eager", "role": "eager", "ms": 0.087, "gbps": 2314.0, "pct_peak": 48.2},
+            {"label": "cached", "role": "ref", "ms": 0.001, "gbps": 201000.0, "pct_peak": 4187.5}]
+    v = Verdict(drill="fuse", file="f.py", device="cuda", passed=True, diagnosis=None)
+    v.timing = {"n": 2 ** 24 + 17, "rounds": 5, "rows": rows, "byte_model": {"fused": 3, "eager": 5},
+                "speedup": 1.545, "speedup_min": 1.3, "fused_bytes": 201326796, "copy_gbps": 3469.0,
+                "copy_cached": True, "peak_gbps": 4800.0}
+    buf = io.StringIO()
+    con = Console(file=buf, width=100, no_color=True)
+    for part in render_parts(v, get_spec("fuse"), "en"):
+        con.print(part)
+    text = buf.getvalue()
+    assert "% peak" in text and "75%" in text and "4188" not in text and " ! " in text + " "
+    assert "4800 GB/s" in text and "3469 GB/s" in text
+
+
+def test_the_sweeps_data_flow_on_cpu_with_fake_timings(monkeypatch):
+    """The child's _sweep_sizes and _dynamic_sweep, on CPU: torch.compile and do_bench faked (no GPU here)."""
+    import torch
+    spec = get_spec("fuse")
+    compiled, timed = [], []
+
+    def fake_compile(fn, dynamic=None):
+        compiled.append(dynamic)
+        shapes = set()
+
+        def run(*a, **kw):  # like Dynamo: compile at the first shape, recompile (dynamic) at the second, then reuse
+            key = tuple(t.shape for t in a)
+            if key not in shapes and len(shapes) < 2:
+                shapes.add(key)
+                torch._dynamo.utils.counters["frames"]["ok"] += 1
+            return fn(*a, **kw)
+        return run
+
+    monkeypatch.setattr(torch, "compile", fake_compile)
+    monkeypatch.setattr(torch._dynamo, "reset", lambda: None)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), timed.append(1), 0.001 * len(timed))[-1])
+    monkeypatch.setattr(timing, "best_copy", lambda n, **kw: {"kind": "x.clone()", "ms": 0.01, "gbps": 4000.0,
+                                                              "all_ms": {"x.clone()": 0.01}})
+    providers = {"yours": spec.eager, "eager": spec.eager, "compile": spec.eager, "compile†": spec.eager}
+    result = {"drill": "fuse", "providers": list(providers), "rows": [], "peak_gbps": 4800.0}
+    sizes = [4096, 5000, 6007]
+    bench._sweep_sizes(spec, providers, sizes, result, device="cpu")
+    bench._dynamic_sweep(spec, sizes, result, device="cpu")
+    assert [r["n"] for r in result["rows"]] == sizes
+    assert compiled.count(False) == 3 and compiled[-1] is None  # a static compile per size, one swept compile
+    assert result["dynamic_compiles_at"] == [4096, 5000]
+    for r in result["rows"]:
+        assert set(r["ms"]) == set(providers) and r["copy"]["gbps"] == 4000.0 and r["wrong"] == 0
+        assert r["bytes"] == 3 * r["n"] * 4
+    json.dumps(result)
+    bench.tables(result)
+
+
+def test_copy_reference_is_the_fastest_copy_at_that_n(monkeypatch):
+    """best_copy's choice and arithmetic, on CPU: the Triton copy replaced by a torch copy, do_bench faked."""
+    from grader import copy_kernel
+    calls = []
+    monkeypatch.setattr(copy_kernel, "triton_copy", lambda src, dst, block, warps: (calls.append(1), dst.copy_(src)))
+    fake_ms = {}
+
+    def bench_ms(fn, **kw):
+        before = len(calls)
+        fn()
+        return fake_ms["triton" if len(calls) > before else "clone"]
+
+    monkeypatch.setattr(timing, "bench_ms", bench_ms)
+    n = 1 << 16
+    fake_ms.update(clone=0.050, triton=0.040)
+    c = timing.best_copy(n, device="cpu")
+    assert c["kind"].startswith("Triton copy") and c["ms"] == 0.040
+    assert c["gbps"] == pytest.approx(2 * n * 4 / 40e-6 / 1e9) and len(c["all_ms"]) == 1 + len(copy_kernel.CONFIGS)
+    fake_ms.update(clone=0.030)
+    assert timing.best_copy(n, device="cpu")["kind"] == "x.clone()"
