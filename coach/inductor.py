@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.data import numel_of
@@ -78,7 +78,7 @@ def run_capture(drill: str, device: str = "cpu", backend: str = "auto", cold: bo
 
 @dataclass
 class Piece:
-    kind: str        # pid | offsets | mask | load | store | numel | loop
+    kind: str        # pid | offsets | mask | load | store | numel | loop, and in a matmul: MATMUL_KINDS
     line: int        # 1-based line in Kernel.shown
     text: str
     pointer: str | None = None   # load/store: the pointer argument (in_ptr0, x_ptr, ...)
@@ -131,7 +131,7 @@ def extract_kernels(code: str) -> list[Kernel]:
         nodes = _bracket_list(block, "Topologically Sorted Source Nodes")
         shown = _shown_part(source, lang)
         k = Kernel(name=name, lang=lang, source=source, shown=shown, aten_ops=aten, source_nodes=nodes)
-        k.pieces = triton_pieces(shown) if lang == "triton" else cpp_pieces(shown)
+        k.pieces = kernel_pieces(shown) if lang == "triton" else cpp_pieces(shown)
         kernels.append(k)
     return kernels
 
@@ -196,6 +196,9 @@ def _mask_arg(args: list[str], op: str) -> str | None:
     return None
 
 
+_NAMED_MASK = r"([A-Za-z_]\w*)(?:\[[^\]]*\])?"  # `m`, or `m[None, :]`: a mask computed on a line of its own
+
+
 def triton_pieces(text: str) -> list[Piece]:
     """The pieces of any Triton kernel's source, Inductor's or a learner's: program id, offsets (tl.arange),
     mask (an assignment to a name passed as a load/store mask, or with `mask` in its name), loads and stores
@@ -206,8 +209,9 @@ def triton_pieces(text: str) -> list[Piece]:
         for op in ("load", "store"):
             if f"tl.{op}(" in code:
                 arg = _mask_arg(_split_top(_call_args(code, f"tl.{op}")), op)
-                if arg and re.fullmatch(r"[A-Za-z_]\w*", arg):
-                    mask_names.add(arg)
+                named = re.fullmatch(_NAMED_MASK, arg or "")
+                if named:
+                    mask_names.add(named.group(1))
     pieces = []
     for n, code in enumerate(lines, start=1):
         if not code.strip():
@@ -227,6 +231,125 @@ def triton_pieces(text: str) -> list[Piece]:
                 arg = _mask_arg(_split_top(_call_args(code, f"tl.{op}")), op)
                 pieces.append(Piece(op, n, line, pointer=_first_arg(code), masked=arg is not None))
     return pieces
+
+
+# The roles in a tiled matmul (Inductor's mm template or a learner's kernel), beyond the pointwise ones.
+MATMUL_KINDS = ("program", "config", "tile", "group", "baked", "wrap", "acc", "k-loop", "k-mask", "dot", "edge-mask", "epilogue-load",
+                "epilogue-add", "cast", "relu", "epilogue-op")
+_RELU = re.compile(r"maximum\(|\brelu\(|tl\.where\(|clamp")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def kernel_pieces(text: str) -> list[Piece]:
+    """A Triton kernel's pieces: a matmul's (a loop around tl.dot) or a pointwise/reduction kernel's."""
+    return matmul_pieces(text) if _dot_loop(_code_lines(text)) else triton_pieces(text)
+
+
+def _code_lines(text: str) -> list[str]:
+    return [line.split("#", 1)[0].rstrip() for line in text.split("\n")]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _dot_loop(code: list[str]) -> tuple[int, int] | None:
+    """(first, last) 1-based lines of the first `for` loop whose body calls tl.dot: the K loop."""
+    for i, line in enumerate(code):
+        if not re.match(r"\s*for\s.*\brange\(", line):
+            continue
+        last = i
+        for j in range(i + 1, len(code)):
+            if code[j].strip() and _indent(code[j]) <= _indent(line):
+                break
+            if code[j].strip():
+                last = j
+        if any("tl.dot(" in code[j] for j in range(i + 1, last + 1)):
+            return i + 1, last + 1
+    return None
+
+
+def _assign(line: str):
+    """(name, operator, right-hand side) of `name = ...`, `name += ...`, `name : type = ...`, else None."""
+    m = re.match(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?([+\-*/]?=)(?!=)\s*(.*)$", line)
+    return (m.group(1), m.group(2), m.group(3)) if m else None
+
+
+def matmul_pieces(text: str) -> list[Piece]:
+    """The pieces of a tiled matmul kernel, Inductor's mm template or a learner's, found the same way in both: the
+    program's tile (and grouped ordering), shapes baked in as constants, indices wrapped with `%` instead of masked,
+    the float32 accumulator, the K loop with tl.dot, its loads and the K-tail mask, the M/N edge mask, and the
+    epilogue: every line after the loop that computes from the accumulator (a load of another input, the add, a cast,
+    the relu) and the store."""
+    raw = text.split("\n")
+    code = _code_lines(text)
+    loop = _dot_loop(code)
+    pieces = triton_pieces(text)
+    if loop is None:
+        return pieces
+    first, last = loop
+    out = []
+    for p in pieces:
+        if p.kind == "pid":
+            p = replace(p, kind="program")
+        elif p.kind == "mask" and p.line > first:
+            p = replace(p, kind="k-mask" if p.line <= last else "edge-mask")
+        elif p.kind == "load" and p.line > last:
+            p = replace(p, kind="epilogue-load")
+        out.append(p)
+        if p.kind in ("load", "store") and p.masked and p.line > first:
+            args = _split_top(_call_args(code[p.line - 1], f"tl.{p.kind}"))
+            if not re.fullmatch(_NAMED_MASK, _mask_arg(args, p.kind) or "x"):  # a mask written inline
+                out.append(Piece("k-mask" if p.line <= last else "edge-mask", p.line, p.text))
+
+    def add(kind, n):
+        out.append(Piece(kind, n, raw[n - 1].strip()))
+
+    add("k-loop", first)
+    offsets = {a[0] for p in pieces if p.kind == "offsets" and (a := _assign(code[p.line - 1]))}
+    for n in range(1, first):
+        a = _assign(code[n - 1])
+        if not a:
+            continue
+        name, _, rhs = a
+        if re.match(r"^\s*\w+\s*:\s*tl\.constexpr\s*=", code[n - 1]):
+            add("config", n)
+        elif re.fullmatch(r"pid_?[mn]", name, re.I):
+            add("tile", n)
+        elif "group" in (name + rhs).lower():
+            add("group", n)
+        if re.fullmatch(r"[MNK]|stride_\w+", name) and re.fullmatch(r"\d+", rhs.strip()):
+            add("baked", n)
+        if any(re.search(rf"\b{re.escape(o)}\s*%\s*[A-Za-z_]", rhs) for o in offsets):
+            add("wrap", n)
+        if "tl.zeros(" in rhs:
+            add("acc", n)
+    for n in range(first + 1, last + 1):
+        if "tl.dot(" in code[n - 1]:
+            add("dot", n)
+    derived = {a[0] for p in out if p.kind == "acc" and (a := _assign(code[p.line - 1]))}
+    loaded = set()
+    for n in range(last + 1, len(code) + 1):
+        a = _assign(code[n - 1])
+        if not a or "tl.store(" in code[n - 1]:
+            continue
+        name, op, rhs = a
+        if "tl.load(" in rhs:
+            loaded.add(name)
+            continue
+        used = set(_NAME.findall(rhs)) | ({name} if op != "=" else set())
+        if not used & derived:
+            continue
+        derived.add(name)
+        if _RELU.search(rhs):
+            add("relu", n)
+        elif used & loaded and ("+" in rhs or op == "+="):
+            add("epilogue-add", n)
+        elif re.fullmatch(r"[A-Za-z_]\w*\.to\([^()]*\)", rhs.strip()):
+            add("cast", n)
+        else:
+            add("epilogue-op", n)
+    return sorted(out, key=lambda p: p.line)
 
 
 def cpp_pieces(text: str) -> list[Piece]:
@@ -349,10 +472,10 @@ def learner_kernel_source(source: str) -> tuple[str, str | None, int]:
 ROWS = ("pid", "offsets", "mask", "load", "store")
 
 
-def line_up(inductor: list[Piece], mine: list[Piece]) -> list[dict]:
+def line_up(inductor: list[Piece], mine: list[Piece], rows_of: tuple = ROWS) -> list[dict]:
     """Rows of (piece, Inductor's lines, the other kernel's lines), loads and stores paired in order."""
     rows = []
-    for kind in ROWS:
+    for kind in rows_of:
         a = [p for p in inductor if p.kind == kind]
         b = [p for p in mine if p.kind == kind]
         if kind in ("load", "store"):
@@ -372,8 +495,23 @@ class Question:
     accepted: list        # line numbers that count as right
 
 
+MATMUL_QUESTIONS = (
+    ("k-loop", "Which line starts the K loop?", "哪一行开始 K 循环？"),
+    ("dot", "Which line multiplies the tiles (tl.dot)?", "哪一行做 tile 乘法（tl.dot）？"),
+    ("k-mask", "Which line masks the K tail?", "哪一行给 K 尾部加 mask？"),
+    ("epilogue-load", "Which line loads the bias, in the epilogue?", "哪一行在 epilogue 里 load bias？"),
+    ("epilogue-add", "Which line adds the bias to the accumulator?", "哪一行把 bias 加到累加器上？"),
+    ("relu", "Which line applies the relu?", "哪一行做 relu？"),
+    ("store", "Which line stores the result?", "哪一行 store 结果？"),
+)
+
+
 def quiz_questions(kernel: Kernel) -> list[Question]:
-    """Which line computes the mask, which loads each input pointer, which stores."""
+    """Which line computes the mask, which loads each input pointer, which stores; for a matmul, where the K loop,
+    tl.dot, the K-tail mask, the epilogue's bias load, add and relu, and the store are."""
+    if kernel.lines_of("dot"):
+        return [Question(kind, {"en": en, "zh": zh}, sorted(set(kernel.lines_of(kind))))
+                for kind, en, zh in MATMUL_QUESTIONS if kernel.lines_of(kind)]
     qs = []
     if kernel.lines_of("mask"):
         qs.append(Question("mask", {"en": "Which line computes the mask?", "zh": "哪一行计算 mask？"},

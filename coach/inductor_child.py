@@ -11,15 +11,24 @@ On a machine with no GPU, Inductor's default CPU backend writes C++. To show Tri
 CPU backend "triton" and make `torch.utils._triton.triton_backend` (private) answer with a CUDA target, so the
 Triton source is generated and then run by Triton's interpreter (TRITON_INTERPRET=1, set before triton loads).
 Any failure of that falls back to the C++ kernel, with the reason recorded.
+
+A drill may ask for a torch.compile mode and Inductor config overrides (spec.compile_options, e.g. max-autotune with
+only Triton GEMM templates). What the autotuner measured is recorded through `select_algorithm.add_feedback_saver`
+(semi-private, present in torch 2.11 and 2.13), and Inductor's timing of a fused epilogue against an unfused one
+through the scheduler's `fusion` log artifact.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import math
 import os
+import re
 import sys
 import time
 import traceback
+from dataclasses import replace
 
 # Environment variables that must hold before torch/triton are imported.
 NO_TRITON_ENV = "DRILL_INDUCTOR_NO_TRITON"  # tests and users: force the C++ fallback on CPU
@@ -66,6 +75,107 @@ def disable_cpu_triton() -> None:
             inductor_config.cpu_backend = _SAVED.pop("cpu_backend")
     except Exception:
         pass
+
+
+# Where Triton runs under the interpreter (a CPU with the private patch), max-autotune needs these, each shown with its
+# reason beside the kernel (coach/inductor_template.py). Measured with torch 2.13 on a 2-core CPU machine.
+INTERPRETER_OVERRIDES = {
+    # the module Inductor writes to time a fused epilogue against an unfused one, for a CPU device, fails to import
+    # (IndentationError in its generated imports): the epilogue is fused without that benchmark
+    "benchmark_epilogue_fusion": False,
+    # each mm config takes seconds per call under the interpreter (all 20 candidates: 27 s of autotuning, measured)
+    "test_configs.max_mm_configs": 2,
+}
+
+
+def compile_settings(compile_options, interpreted: bool) -> dict:
+    """What torch.compile gets for a drill: {"mode", "options" (the mode's Inductor settings with the drill's
+    overrides, passed as torch.compile(options=...)), "interpreter_overrides" (applied), "ignored" (keys this torch
+    does not have, left out)}. None when the drill asks for nothing: a plain torch.compile(fn)."""
+    if compile_options is None:
+        return None
+    import torch._inductor
+    import torch._inductor.config as inductor_config
+
+    options = dict(torch._inductor.list_mode_options(compile_options.mode) or {})
+    options.update(compile_options.options)
+    applied = {}
+    if interpreted and options.get("max_autotune"):
+        applied = dict(INTERPRETER_OVERRIDES)
+        options.update(applied)
+    known = inductor_config.get_config_copy()
+    ignored = [k for k in options if k not in known]
+    for k in ignored:
+        options.pop(k)
+    return {"mode": compile_options.mode, "options": options,
+            "interpreter_overrides": {k: v for k, v in applied.items() if k in known}, "ignored": ignored}
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+FUSION_LOGGER = "torch._inductor.scheduler.__fusion"  # torch._logging.getArtifactLogger(scheduler, "fusion")
+
+
+class AutotuneRecorder(logging.Handler):
+    """What Inductor's autotuner measured for each templated op (every choice: name, description, ms), and its
+    benchmark of a template with the epilogue fused against the best choice plus a separate epilogue kernel."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.ops: list[dict] = []
+        self.fusion: list[str] = []
+        self.errors: list[str] = []
+        self._logger = None
+        self._level = None
+
+    def install(self) -> "AutotuneRecorder":
+        try:
+            from torch._inductor import select_algorithm
+            select_algorithm.add_feedback_saver(self.feedback)
+        except Exception as e:  # semi-private: a torch without it records nothing, and says so
+            self.errors.append(f"add_feedback_saver: {type(e).__name__}: {e}")
+        self._logger = logging.getLogger(FUSION_LOGGER)
+        self._level = self._logger.level
+        self._logger.setLevel(logging.DEBUG)
+        self._logger.addHandler(self)
+        return self
+
+    def uninstall(self) -> None:
+        if self._logger is not None:
+            self._logger.removeHandler(self)
+            self._logger.setLevel(self._level)
+        try:
+            from torch._inductor.select_algorithm import get_algorithm_selector_cache
+            fns = get_algorithm_selector_cache().feedback_saver_fns
+            if self.feedback in fns:
+                fns.remove(self.feedback)
+        except Exception:
+            pass
+
+    def emit(self, record) -> None:
+        try:
+            msg = _ANSI.sub("", record.getMessage())
+        except Exception:
+            return
+        if "(benchmark)" in msg:
+            self.fusion.append(msg)
+
+    def feedback(self, timings, name, input_nodes, *rest) -> None:
+        choices = []
+        for choice, ms in timings.items():
+            ms = float(ms)
+            choices.append({"name": getattr(choice, "name", str(choice)),
+                            "description": str(getattr(choice, "description", "") or ""),
+                            "kind": type(choice).__name__, "ms": ms if math.isfinite(ms) else None})
+        choices.sort(key=lambda c: (c["ms"] is None, c["ms"] or 0.0))
+        shapes = []
+        for node in input_nodes or []:
+            try:
+                shapes.append("x".join(str(s) for s in node.get_size()))
+            except Exception:
+                shapes.append("?")
+        entry = {"op": name, "inputs": shapes, "choices": choices}
+        # the same op timed again (e.g. the multi-template's timings asked twice) replaces its first record
+        self.ops = [o for o in self.ops if (o["op"], o["inputs"]) != (name, shapes)] + [entry]
 
 
 def code_capturer():
@@ -115,7 +225,13 @@ def autotuner_configs() -> list[dict]:
     return found
 
 
-def generate_only(fn, inputs, kwargs) -> list[str]:
+def compiled(fn, settings):
+    import torch
+
+    return torch.compile(fn, options=settings["options"]) if settings and settings["options"] else torch.compile(fn)
+
+
+def generate_only(fn, inputs, kwargs, settings=None) -> list[str]:
     """Inductor's code without running it (`torch._inductor.utils.get_code`, semi-private); [] if unavailable."""
     try:
         import torch
@@ -125,13 +241,18 @@ def generate_only(fn, inputs, kwargs) -> list[str]:
 
         # a cache hit would skip codegen, and with it the code get_code collects
         with torch.no_grad(), inductor_config.patch(fx_graph_cache=False):
-            return list(dict.fromkeys(get_code(torch.compile(fn), *inputs, **kwargs)))
+            return list(dict.fromkeys(get_code(compiled(fn, settings), *inputs, **kwargs)))
     except Exception as e:
         print(f"drill: get_code failed: {type(e).__name__}: {e}", file=sys.stderr)
         return []
 
 
-def compile_and_run(fn, inputs, kwargs, device: str) -> dict:
+# Two compiled results are compared with eager at these (rtol, atol): float16 outputs differ by rounding and
+# accumulation order (a K=65 matmul: 2 ulps at |x| ~ 8, i.e. 0.016), float32 ones by contracted multiply-adds.
+MATCH_TOLERANCE = {"float16": (1e-2, 2e-2), "bfloat16": (2e-2, 5e-2)}
+
+
+def compile_and_run(fn, inputs, kwargs, device: str, settings: dict | None = None) -> dict:
     import torch
 
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
@@ -148,22 +269,26 @@ def compile_and_run(fn, inputs, kwargs, device: str) -> dict:
     except Exception:
         counters = None
 
-    compiled = torch.compile(fn)
+    compiled_fn = compiled(fn, settings)
+    tuner = AutotuneRecorder().install()
 
     def two_calls():
         sync()
         t0 = time.perf_counter()
-        out = compiled(*inputs, **kwargs)
+        out = compiled_fn(*inputs, **kwargs)
         sync()
         t1 = time.perf_counter()
-        compiled(*inputs, **kwargs)
+        compiled_fn(*inputs, **kwargs)
         sync()
         t2 = time.perf_counter()
         return out, t1 - t0, t2 - t1
 
     run_and_get_code, how = code_capturer()
     with torch.no_grad():
-        (out, first, second), codes = run_and_get_code(two_calls)
+        try:
+            (out, first, second), codes = run_and_get_code(two_calls)
+        finally:
+            tuner.uninstall()
         eager = fn(*inputs, **kwargs)
         sync()
         t0 = time.perf_counter()
@@ -172,7 +297,9 @@ def compile_and_run(fn, inputs, kwargs, device: str) -> dict:
         eager_s = time.perf_counter() - t0
     result = {"codes": list(codes), "capture_api": how, "first_call_s": first, "second_call_s": second,
               "eager_call_s": eager_s, "launches": recorder.launches if recorder else [],
-              "autotuners": autotuner_configs()}
+              "autotuners": autotuner_configs(), "autotune": tuner.ops, "fusion_benchmarks": tuner.fusion}
+    if tuner.errors:
+        result["autotune_errors"] = tuner.errors
     if counters is not None:
         ind = counters.get("inductor", {})
         result["fx_graph_cache"] = {"hit": int(ind.get("fxgraph_cache_hit", 0)),
@@ -180,7 +307,8 @@ def compile_and_run(fn, inputs, kwargs, device: str) -> dict:
                                     "bypass": int(ind.get("fxgraph_cache_bypass", 0))}
     try:
         o, e = (out[0], eager[0]) if isinstance(out, (tuple, list)) else (out, eager)
-        result["matches_eager"] = bool(torch.allclose(o.float().cpu(), e.float().cpu(), rtol=1e-4, atol=1e-5))
+        rtol, atol = MATCH_TOLERANCE.get(str(o.dtype).replace("torch.", ""), (1e-4, 1e-5))
+        result["matches_eager"] = bool(torch.allclose(o.float().cpu(), e.float().cpu(), rtol=rtol, atol=atol))
         result["max_abs_diff"] = float((o.double().cpu() - e.double().cpu()).abs().max())
     except Exception as err:
         result["matches_eager"] = None
@@ -196,7 +324,8 @@ def capture(drill: str, device: str, backend: str) -> dict:
 
     spec = drills.get_spec(drill)
     fn = spec.eager or spec.reference
-    size = pick_size(spec.sizes)
+    opts = spec.compile_options
+    size = opts.cuda_size if device == "cuda" and opts and opts.cuda_size is not None else pick_size(spec.sizes)
     inputs = spec.make_inputs(size, torch.Generator().manual_seed(0))
     inputs = inputs if isinstance(inputs, (tuple, list)) else (inputs,)
     if device == "cuda":
@@ -205,38 +334,74 @@ def capture(drill: str, device: str, backend: str) -> dict:
             "function_name": getattr(fn, "__name__", "?"), "device": device, "torch": torch.__version__,
             "inputs": [{"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
                        for t in inputs if isinstance(t, torch.Tensor)]}
+    if opts is not None:
+        info["compare_options"] = opts.compare
     try:
         import triton
         info["triton"] = triton.__version__
     except Exception:
         info["triton"] = None
+
+    def run(interpreted: bool, options=None) -> dict:
+        settings = compile_settings(opts if options is None else replace(opts, options=options), interpreted)
+        return dict(compile_and_run(fn, inputs, spec.kwargs, device, settings), compile=settings)
+
+    def run_cpp() -> dict:
+        """The C++ backend. Its failure with the drill's options (Triton-only GEMMs leave the C++ backend no choice:
+        NoValidChoicesError) is kept, and the compile is done again with the `compare` options, if there are any."""
+        try:
+            return run(False)
+        except Exception as e:
+            if opts is None or opts.compare is None:
+                raise
+            torch._dynamo.reset()
+            failed = {"options": dict(opts.options), "type": type(e).__name__, "message": str(e)[:1500]}
+            return dict(run(False, dict(opts.compare)), options_failed=failed)
+
     if device == "cuda":
         info["device_name"] = torch.cuda.get_device_name()
-        return dict(info, lang="triton", path="cuda", **compile_and_run(fn, inputs, spec.kwargs, device))
+        result = dict(info, lang="triton", path="cuda", **run(False))
+        if opts is not None and opts.compare is not None:
+            result["compare"] = compare_run(fn, inputs, spec.kwargs, device, opts)
+        return result
     why = "--backend cpp was asked for"
     if backend in ("auto", "triton"):
         ok, why = enable_cpu_triton()
         if ok:
             try:
-                return dict(info, lang="triton", path="cpu-triton-interpreter",
-                            **compile_and_run(fn, inputs, spec.kwargs, device))
+                return dict(info, lang="triton", path="cpu-triton-interpreter", **run(True))
             except Exception as e:
                 why = f"Inductor failed with the Triton CPU patch: {type(e).__name__}: {str(e)[:500]}"
                 torch._dynamo.reset()
-                triton_codes = generate_only(fn, inputs, spec.kwargs)
+                triton_codes = generate_only(fn, inputs, spec.kwargs, compile_settings(opts, True))
                 disable_cpu_triton()
                 torch._dynamo.reset()
                 if triton_codes and backend == "auto":
                     # The source was generated but the interpreter cannot run it (e.g. some reductions): show it,
                     # and take timings and the correctness check from the C++ kernel.
-                    cpp = compile_and_run(fn, inputs, spec.kwargs, device)
+                    cpp = run_cpp()
                     cpp["cpp_codes"] = cpp.pop("codes")
                     return dict(info, lang="triton", path="cpu-triton-source-only", interpreter_error=why,
                                 codes=triton_codes, timing_from="cpu-cpp", **cpp)
         if backend == "triton":
             raise RuntimeError(f"no Triton source on this machine: {why}")
-    return dict(info, lang="cpp", path="cpu-cpp", why_no_triton=why,
-                **compile_and_run(fn, inputs, spec.kwargs, device))
+    return dict(info, lang="cpp", path="cpu-cpp", why_no_triton=why, **run_cpp())
+
+
+COMPARE_KEYS = ("codes", "compile", "autotune", "fusion_benchmarks", "autotune_errors", "first_call_s",
+                "second_call_s", "matches_eager", "max_abs_diff", "fx_graph_cache")
+
+
+def compare_run(fn, inputs, kwargs, device: str, opts) -> dict:
+    """The second compile (CUDA): the same mode with `opts.compare` in place of `opts.options`. Its failure is recorded,
+    never the reason the first compile's view is lost."""
+    try:
+        settings = compile_settings(replace(opts, options=dict(opts.compare)), False)
+        result = compile_and_run(fn, inputs, kwargs, device, settings)
+        result["compile"] = settings
+        return {k: result[k] for k in COMPARE_KEYS if k in result}
+    except Exception as e:
+        return {"error": {"type": type(e).__name__, "message": str(e)[:1000]}}
 
 
 def device_limit_facts(drill: str, result: dict) -> dict | None:

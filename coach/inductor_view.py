@@ -12,6 +12,7 @@ import drills
 from grader.i18n import pick
 from . import inductor as ind
 from . import inductor_limits
+from . import inductor_template
 from .store import Store
 from .ui import console
 
@@ -24,10 +25,10 @@ T = {
     "path_interp": {
         "en": "No GPU here: through a private torch switch (torch.utils._triton.triton_backend answering with a CUDA "
               "target, config.cpu_backend='triton') Inductor wrote Triton for CPU tensors, and Triton's interpreter "
-              "ran it. The source is the GPU-style kernel; the XBLOCK a GPU picks by autotuning can differ.",
+              "ran it. The source is the GPU-style kernel; the block sizes a GPU picks by autotuning can differ.",
         "zh": "本机没有 GPU：通过 torch 的私有开关（让 torch.utils._triton.triton_backend 返回 CUDA 目标，并设 "
               "config.cpu_backend='triton'），Inductor 为 CPU 张量生成了 Triton 源码，由 Triton 解释器运行。源码就是 GPU "
-              "风格的 kernel；GPU 上自动调优选出的 XBLOCK 可能不同。"},
+              "风格的 kernel；GPU 上自动调优选出的块大小可能不同。"},
     "path_source_only": {
         "en": "No GPU here: Inductor generated this Triton source for CPU tensors (private torch switch), but "
               "Triton's interpreter could not run it ({why}). The timings and the check against eager below come "
@@ -125,6 +126,9 @@ def _fmt_s(s) -> str:
 
 
 def note_for(piece: ind.Piece, lang: str, kernel_lang: str = "triton") -> str:
+    special = inductor_template.note(piece, lang)  # a matmul's pieces (K loop, tl.dot, epilogue, ...)
+    if special:
+        return special
     m = pick(MASKED[piece.masked], lang) if piece.masked is not None else ""
     kind = "bound" if (piece.kind == "mask" and kernel_lang == "cpp") else piece.kind
     return pick(NOTES.get(kind, {"en": kind}), lang).format(ptr=piece.pointer or "?", m=m)
@@ -138,12 +142,14 @@ def kernel_text(kernel: ind.Kernel, lang: str, annotate: bool = True) -> Text:
     lines = kernel.shown.rstrip("\n").split("\n")
     width = len(str(len(lines)))
     text = Text()
+    last = ""
     for n, line in enumerate(lines, start=1):
         text.append(f"{n:>{width}}  ", style="dim")
         text.append(line)
         notes = "; ".join(dict.fromkeys(note_for(p, lang, kernel.lang) for p in by_line.get(n, []))) if annotate else ""
-        if notes:
+        if notes and notes != last:  # a run of lines with the same role is annotated once, at its first line
             text.append(f"   ← {notes}", style="cyan")
+        last = notes or last
         text.append("\n")
     return text
 
@@ -164,6 +170,10 @@ def launch_lines(capture: dict, kernel: ind.Kernel, lang: str) -> list[str]:
     numel = next((p.text.split("=")[1].strip() for p in kernel.pieces if p.kind == "numel"), "?")
     seen = [l for l in capture.get("launches", []) if l.get("kernel") == kernel.name]
     tuner = next((a for a in capture.get("autotuners", []) if a.get("kernel") == kernel.name), None)
+    template = inductor_template.template_launch(kernel, lang) if inductor_template.is_matmul(kernel) else None
+    if template:  # a template's grid is fixed in the wrapper, from its config: no XBLOCK heuristics
+        out.append(template)
+        return out
     if seen:
         l = seen[-1]
         out.append(_t("launch_seen", lang, grid=tuple(l.get("grid") or ()), programs=l.get("programs"),
@@ -188,14 +198,15 @@ def _cell(pieces: list) -> str:
 
 
 def side_by_side(kernel: ind.Kernel, other_text: str, who: str, lang: str, first_line: int = 1) -> Table:
-    mine = ind.triton_pieces(other_text)
+    mine = ind.kernel_pieces(other_text)
     for p in mine:
         p.line += first_line - 1  # the learner's file's own line numbers
     table = Table(title=_t("side_by_side", lang, who=who), show_lines=True)
     table.add_column("piece")
     table.add_column("Inductor", overflow="fold")
     table.add_column(who, overflow="fold")
-    for row in ind.line_up(kernel.pieces, mine):
+    rows = inductor_template.ROWS if inductor_template.is_matmul(kernel) else ind.ROWS
+    for row in ind.line_up(kernel.pieces, mine, rows):
         table.add_row(row["piece"], _cell(row["inductor"]), _cell(row["mine"]))
     return table
 
@@ -226,9 +237,12 @@ def render(capture: dict, kernels: list, lang: str, out: Console, compare: tuple
             for line in lines:
                 out.print("  " + line, markup=False)
     inductor_limits.render(capture, lang, out)  # a drill whose device has launch limits (e.g. the GXU)
+    inductor_template.render(capture, kernels, lang, out)  # a drill with compile options (e.g. max-autotune)
     tri = [k for k in kernels if k.lang == "triton"]
     if compare and tri:
         text, who, first = compare
+        if "tl.dot(" in text:  # a matmul beside Inductor's matmul, not beside a separate epilogue kernel
+            tri = [k for k in tri if inductor_template.is_matmul(k)] or tri
         out.print()
         out.print(side_by_side(tri[0], text, who, lang, first))
     out.print()

@@ -328,7 +328,7 @@ SPECS += [
 # The CUDA run adds a >= 1000^3 shape; the speed gate times the bench shape. Inputs are float16, N(0, 1).
 import math  # noqa: E402
 
-from grader.spec import Mistake  # noqa: E402
+from grader.spec import CompileOptions, Mistake  # noqa: E402
 
 F16 = 2
 MATMUL_SIZES = ((1, 1, 1), (127, 129, 65), (100, 40, 257), (128, 128, 128), (37, 300, 129))  # (M, N, K)
@@ -623,6 +623,12 @@ SPECS += [
         bytes_proof=True,
         intermediate="the (M, N) product a @ b",
         eager=_bias_relu_eager,
+        # `drill inductor`: the Triton mm template with relu fused into its epilogue (cudagraphs left out: they change
+        # how call() is replayed, not the kernel, and they recycle the first call's output on the second), and on
+        # CUDA a second compile with every GEMM backend allowed, to see whether cuBLAS or the template wins there.
+        compile_options=CompileOptions(mode="max-autotune-no-cudagraphs",
+                                       options={"max_autotune_gemm_backends": "TRITON"}, compare={},
+                                       cuda_size=(8192, 8192, 512)),
         speedup_min=1.1,  # vs eager matmul + add + relu where the epilogue matters (K small); calibrated on the H200
         bench_size=(8192, 8192, 512),
         small_size=(512, 512, 512),

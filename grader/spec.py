@@ -65,6 +65,18 @@ class FunctionContract:
 
 
 @dataclass(frozen=True)
+class CompileOptions:
+    """How `drill inductor` compiles this drill's eager function (coach/inductor_child.py), as data: torch.compile's
+    mode and Inductor config overrides, names as in torch._inductor.config (dotted for nested ones). With `compare`
+    set, a CUDA run compiles a second time with `compare` in place of `options` and reports what Inductor picked there
+    ({}: the mode with Inductor's defaults)."""
+    mode: str = "default"           # a torch.compile mode: "default", "max-autotune-no-cudagraphs", ...
+    options: dict = field(default_factory=dict)  # e.g. {"max_autotune_gemm_backends": "TRITON"}
+    compare: dict | None = None     # a second compile's overrides, CUDA only (None: no second compile)
+    cuda_size: Any = None           # the size compiled at on CUDA (default: the CPU's, coach.inductor.pick_size)
+
+
+@dataclass(frozen=True)
 class DrillSpec:
     name: str
     entry: str                      # the function the learner's file must define
@@ -108,6 +120,7 @@ class DrillSpec:
     input_categories: dict = field(default_factory=dict)  # input name -> what an out-of-bounds access to it means
     mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
     flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
+    compile_options: CompileOptions | None = None  # `drill inductor`: mode and Inductor config (default: plain)
 
     @property
     def two_d(self) -> bool:
