@@ -62,6 +62,7 @@ def main() -> int:
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", default=None, help="substring of the file path")
     ap.add_argument("--jobs", type=int, default=1, help="grades at once (drills with a speed gate run alone)")
+    ap.add_argument("--done", default=None, help="a previous run's printout: skip the files it graded as agreeing")
     ap.add_argument("--skip-timing", action="store_true",
                     help="verdicts only: no speed gate (benchmarks/fusion_gate.py and tensor_cores.py time it)")
     a = ap.parse_args()
@@ -69,6 +70,9 @@ def main() -> int:
         import os
         os.environ["DRILL_SKIP_TIMING"] = "1"  # read by grader.child; inherited by every grading child
     todo = [t for t in targets(a.only) if not a.only or a.only in str(t[0])]
+    if a.done:
+        agreed = {ln.split()[1] for ln in Path(a.done).read_text().splitlines() if ln.startswith("ok ")}
+        todo = [t for t in todo if str(Path(t[0]).relative_to(ROOT)) not in agreed]
     # Drills with a speed gate time themselves: grade those alone, after the parallel pool.
     timed = [t for t in todo if get_spec(t[1] or drill_of(t[0])).speedup_min is not None and t[2] == "pass"
              and not a.skip_timing]

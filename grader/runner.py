@@ -311,8 +311,8 @@ def stuck_line(output: str, learner_file: str) -> int | None:
 def combine(calls: list[dict]) -> str | None:
     """One diagnosis from the CUDA run and the interpreter run beside it.
 
-    A decisive category seen anywhere wins — except a CUDA fault that the interpreter explains with out-of-bounds
-    lanes: the lanes name the cause and the line, the fault is only its symptom. Otherwise, when the interpreter saw
+    A decisive category seen anywhere wins — except a CUDA fault that the interpreter explains (out-of-bounds lanes,
+    or another failure it found): the interpreter names the cause and the line, the fault is only its symptom. Otherwise, when the interpreter saw
     failures its calls decide (it sees every lane and which program stored what); else the CUDA calls do (a failure
     only at 2^24+17, a guard hit)."""
     def verdict(subset):
@@ -322,8 +322,10 @@ def combine(calls: list[dict]) -> str | None:
     lanes = [c for c in calls if c["device"] == "cpu"]
     gpu = [c for c in calls if c["device"] != "cpu"]
     lane_verdict = verdict(lanes)
-    explained_fault = any(c["category"] == "crash" for c in gpu) and any(
-        memory_evidence(c.get("detail") or {}) for c in lanes)
+    # A CUDA fault is a symptom when the interpreter found a cause: out-of-bounds lanes, or any failure at the sizes
+    # it ran (a grid of n programs overflows int32 offsets only at 2^24+17, which the interpreter does not run).
+    explained_fault = any(c["category"] == "crash" for c in gpu) and (any(
+        memory_evidence(c.get("detail") or {}) for c in lanes) or lane_verdict not in (None, "crash"))
     gpu_verdict = verdict([c for c in gpu if not (explained_fault and c["category"] == "crash")])
     for c in DECISIVE:
         if c in (gpu_verdict, lane_verdict):

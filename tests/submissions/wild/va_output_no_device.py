@@ -1,5 +1,7 @@
 # drill: vector-add
 # expect: shape
+# also-ok: error
+# (on a GPU Triton itself refuses the CPU tensor before anything runs: "Pointer argument cannot be accessed from Triton")
 # torch.empty(n) with no device=: fine on a laptop CPU, but on a GPU machine the output lands on the CPU.
 import torch
 import triton
