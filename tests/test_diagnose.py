@@ -127,6 +127,8 @@ def test_a_cuda_fault_explained_by_out_of_bounds_lanes_is_reported_as_its_cause(
     assert combine(calls) == "offsets"
     # without lane evidence the fault stands
     assert combine([_call("cuda", "crash"), _call("cpu", None)]) == "crash"
+    # a cause the interpreter found at its sizes explains a fault at CUDA's large size (int32 offsets overflowing)
+    assert combine([_call("cuda", None), _call("cuda", "crash"), _call("cpu", "grid", wasted="idle")]) == "grid"
 
 
 def test_the_interpreter_decides_when_both_runs_fail():
