@@ -25,6 +25,16 @@ def parse_sizes(text: str | None) -> list[int]:
     return [int(float(p)) for p in text.split(",") if p]
 
 
+NOT_1D = {
+    "en": "drill: `drill bench` sweeps 1-D sizes; {drill} takes shapes. On a GPU, `drill grade --device cuda` times it "
+          "at its speed-gate shape, and benchmarks/tensor_cores.py (matmul, matmul-epilogue, attention) or "
+          "benchmarks/rows_and_persistent.py (softmax, rmsnorm) sweep it: see docs/tensor-cores.md.",
+    "zh": "drill：`drill bench` 只扫一维尺寸；{drill} 的输入是形状。在 GPU 上，`drill grade --device cuda` 会在它的测速形状上"
+          "计时，benchmarks/tensor_cores.py（matmul、matmul-epilogue、attention）或 benchmarks/rows_and_persistent.py"
+          "（softmax、rmsnorm）可以扫描不同形状：见 docs/tensor-cores.md。",
+}
+
+
 def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path | None, as_json: bool,
         lang: str) -> int:
     err = console(stderr=True)
@@ -44,6 +54,9 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
         return 2
     if static.holes:
         err.print(f"drill: {file} still has HOLE(...)s (line {static.holes[0]['line']}); fill them first")
+        return 2
+    if not isinstance(spec.sizes[0], int):  # the sweep is over 1-D sizes (numel); shapes have their own scripts
+        err.print(pick(NOT_1D, lang).format(drill=spec.name))
         return 2
     if not runner.cuda_available():
         err.print(pick(bench.NOT_ON_CPU, lang))

@@ -51,22 +51,29 @@ def render_parts(v, spec, lang: str) -> list:
     if rows:
         parts.append(Text(t("speed_title", lang, n=f"{timing['n']:,}", rounds=timing["rounds"]), style="bold"))
         table = Table(box=None, padding=(0, 1))
-        for i, col in enumerate(pick(M["speed_cols"], lang)):
+        compute = bool(timing.get("flops"))  # matmul, attention: TFLOPS against the tensor-core peak
+        for i, col in enumerate(pick(M["speed_cols_flops" if compute else "speed_cols"], lang)):
             table.add_column(col, justify="left" if i == 0 else "right")
         cand_ms = rows[0]["ms"]
         for r in rows:
-            table.add_row(r["label"], f"{r['ms'] * 1e3:.1f}", f"{r['gbps']:.0f}", format_pct(r.get("pct_peak")),
+            rate = f"{r['tflops']:.0f}" if compute else f"{r['gbps']:.0f}"
+            table.add_row(r["label"], f"{r['ms'] * 1e3:.1f}", rate, format_pct(r.get("pct_peak")),
                           f"{r['ms'] / cand_ms:.2f}x", style="bold" if r["role"] == "candidate" else None)
         parts.append(table)
         model = timing.get("byte_model") or {}
-        ratio = f"{model['eager'] / model['fused']:.2f}" if model.get("fused") else "?"
-        parts.append(Text("  " + t("speedup_line", lang, speedup=f"{timing['speedup']:.2f}",
-                                   need=timing.get("speedup_min"), model=ratio)))
-        parts.append(Text("  " + t("speed_note", lang, fused=f"{timing['fused_bytes']:,}",
-                                   copy=f"{timing['copy_gbps']:.0f}",
-                                   cached=pick({"en": ", cached", "zh": "，已缓存"}, lang) if timing.get("copy_cached") else "",
-                                   peak=f"{timing['peak_gbps']:.0f} GB/s" if timing.get("peak_gbps") else "?"),
-                          style="dim"))
+        ratio = f"{model['eager'] / model['fused']:.2f}" if model.get("fused") and model.get("eager") else "?"
+        parts.append(Text("  " + t("speedup_line_flops" if compute and ratio == "?" else "speedup_line", lang,
+                                   speedup=f"{timing['speedup']:.2f}", need=timing.get("speedup_min"), model=ratio)))
+        if compute:
+            parts.append(Text("  " + t("speed_note_flops", lang, flops=f"{timing['flops']:,}",
+                                       peak=f"{timing['peak_tflops']:.0f}" if timing.get("peak_tflops") else "?"),
+                              style="dim"))
+        else:
+            parts.append(Text("  " + t("speed_note", lang, fused=f"{timing['fused_bytes']:,}",
+                                       copy=f"{timing['copy_gbps']:.0f}",
+                                       cached=pick({"en": ", cached", "zh": "，已缓存"}, lang) if timing.get("copy_cached") else "",
+                                       peak=f"{timing['peak_gbps']:.0f} GB/s" if timing.get("peak_gbps") else "?"),
+                              style="dim"))
     small = timing.get("small")
     if small:
         dv, wl = small["device_us"], small["wall_us"]

@@ -63,6 +63,12 @@ M = {
     "speed_title": {"en": "speed at n={n} (median of {rounds} rounds of do_bench medians, L2 flushed):",
                     "zh": "n={n} 时的速度（{rounds} 轮 do_bench 中位数的中位数，已清 L2）："},
     "speed_cols": {"en": ("", "µs", "GB/s*", "% peak", "vs yours"), "zh": ("", "µs", "GB/s*", "占峰值", "相对你的")},
+    "speed_cols_flops": {"en": ("", "µs", "TFLOPS", "% peak", "vs yours"), "zh": ("", "µs", "TFLOPS", "占峰值", "相对你的")},
+    "speed_note_flops": {
+        "en": "TFLOPS = {flops} floating-point operations of one call / its time; % peak = of the GPU's dense fp16 "
+              "tensor-core peak ({peak} TFLOPS, no sparsity).",
+        "zh": "TFLOPS = 一次调用的 {flops} 次浮点运算 / 用时；占峰值 = 占这块 GPU 稠密 fp16 tensor core 峰值（{peak} TFLOPS，"
+              "不含稀疏）的比例。"},
     "speed_note": {
         "en": "* effective GB/s = the fused byte model ({fused} B) / time; % peak = of this GPU's spec bandwidth "
               "({peak}), the physical limit. Copy at the same n (the faster of x.clone() and a Triton copy"
@@ -71,6 +77,8 @@ M = {
               "同一 n 下的拷贝（x.clone() 与 Triton 拷贝 kernel 中较快的一个{cached}）：{copy} GB/s。"},
     "speedup_line": {"en": "speedup over eager {speedup}x (gate {need}x; the byte model predicts {model}x)",
                      "zh": "相对 eager 加速 {speedup} 倍（门槛 {need} 倍；字节模型预测 {model} 倍）"},
+    "speedup_line_flops": {"en": "speedup over eager {speedup}x (gate {need}x)",
+                           "zh": "相对 eager 加速 {speedup} 倍（门槛 {need} 倍）"},
     "small_line": {
         "en": "n={n}: device time yours {dc} µs vs eager {de} µs; host wall time per call {wc} µs vs {we} µs",
         "zh": "n={n}：设备时间 你的 {dc} µs 对 eager {de} µs；每次调用的主机墙钟时间 {wc} µs 对 {we} µs"},

@@ -87,6 +87,20 @@ def peak_gbps(device_name: str) -> float | None:
     return next((v for key, v in PEAK_GBPS.items() if key in (device_name or "")), None)
 
 
+# Dense (no sparsity) fp16/bf16 tensor-core peak, TFLOPS, from NVIDIA's data sheets; DRILL_PEAK_TFLOPS overrides.
+PEAK_TFLOPS = {"H200": 989.4, "H100": 989.4, "A100": 312.0}
+
+
+def peak_tflops(device_name: str) -> float | None:
+    env = os.environ.get("DRILL_PEAK_TFLOPS")
+    try:
+        if env and float(env) > 0:
+            return float(env)
+    except ValueError:
+        pass
+    return next((v for key, v in PEAK_TFLOPS.items() if key in (device_name or "")), None)
+
+
 def pct_of_peak(gbps_value: float | None, peak: float | None) -> float | None:
     return None if gbps_value is None or not peak else 100.0 * gbps_value / peak
 
@@ -230,10 +244,13 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     inputs_cpu = spec.make_inputs(size, gen)
     args = [t.to(device) for t in inputs_cpu]
     model = spec.byte_model(size) if spec.byte_model else None
-    # Without a byte model: read every input once, write one output like the first input.
-    fused_bytes = model["fused"] if model else sum(t.numel() * t.element_size() for t in args) + \
-        args[0].numel() * args[0].element_size()
-    bw, bw_cached = copy_bandwidth(n, device_name, say)
+    # Without a byte model's "fused": read every input once, write one output like the first input.
+    fused_bytes = model["fused"] if model and model.get("fused") else \
+        sum(t.numel() * t.element_size() for t in args) + args[0].numel() * args[0].element_size()
+    # Compute-bound drills (matmul, attention) are judged in FLOP/s against the tensor-core peak, not against a copy
+    # (and their shape's element count, 4096^3 for a matmul, is no buffer to copy).
+    flops = spec.flops(size) if spec.flops else None
+    bw, bw_cached = (None, False) if flops else copy_bandwidth(n, device_name, say)
 
     last = {}
 
@@ -256,14 +273,23 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
         rtol, atol = spec.tolerance_for(str(out.dtype).replace("torch.", ""))
         wrong = int((~_close(out.double().reshape(-1), ref.reshape(-1), rtol, atol)).sum())
     peak = peak_gbps(device_name)
+    peak_flops = peak_tflops(device_name) if flops else None
     table = []
     for label, role, _ in rows:
         ms = median_of_medians(per_round[label])
         g = gbps(fused_bytes, ms / 1e3)
-        table.append({"label": label, "role": role, "ms": ms, "medians_ms": per_round[label],
-                      "spread": spread(per_round[label]), "gbps": g, "pct_peak": pct_of_peak(g, peak)})
+        row = {"label": label, "role": role, "ms": ms, "medians_ms": per_round[label],
+               "spread": spread(per_round[label]), "gbps": g, "pct_peak": pct_of_peak(g, peak)}
+        if flops:
+            row["tflops"] = flops / (ms / 1e3) / 1e12
+            row["pct_peak"] = pct_of_peak(row["tflops"], peak_flops)
+        table.append(row)
     cand_s, eager_s = table[0]["ms"] / 1e3, table[1]["ms"] / 1e3
     verdict = speed_verdict(cand_s, eager_s, fused_bytes, bw, spec.speedup_min)
+    if flops and peak_flops:  # faster than the tensor cores can multiply: nothing was computed
+        verdict["floor_s"] = flops / (peak_flops * 1e12)
+        if cand_s < IMPOSSIBLE * verdict["floor_s"]:
+            verdict["category"] = "impossible-time"
     if wrong is None or wrong > 0:
         verdict["category"] = "wrong-values"
 
@@ -278,5 +304,5 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     small["launch_bound"] = launch_bound(small["device_us"][CANDIDATE], small["device_us"][EAGER],
                                          small["wall_us"][CANDIDATE], small["wall_us"][EAGER])
     return {"n": n, "size": size, "rounds": ROUNDS, "rows": table, "byte_model": model, "fused_bytes": fused_bytes,
-            "copy_gbps": bw / 1e9, "copy_cached": bw_cached, "peak_gbps": peak, "wrong": wrong, "small": small,
-            "impossible_factor": IMPOSSIBLE, **verdict}
+            "copy_gbps": bw / 1e9 if bw else None, "copy_cached": bw_cached, "peak_gbps": peak, "wrong": wrong,
+            "small": small, "flops": flops, "peak_tflops": peak_flops, "impossible_factor": IMPOSSIBLE, **verdict}

@@ -161,3 +161,8 @@ def test_unwritable_home_is_one_line_not_a_traceback(run, tmp_path, monkeypatch,
     r = run(*command)
     assert r.exit_code == 0
     assert "not saved" in r.output and "Traceback" not in r.output
+
+
+def test_bench_says_where_shaped_drills_are_swept(run):
+    r = run("bench", str(ROOT / "solutions" / "matmul.py"))
+    assert r.exit_code == 2 and "benchmarks/tensor_cores.py" in r.output

@@ -270,3 +270,39 @@ def test_bench_says_it_needs_a_gpu(monkeypatch, capsys):
     rc = bench_action.run(ROOT / "solutions" / "fuse.py", None, None, None, False, "en")
     captured = capsys.readouterr()
     assert rc == 2 and "GPU" in captured.err and "bytes" in captured.err and captured.out == ""
+
+
+@pytest.mark.parametrize("name,bench,small", [("matmul", (64, 48, 32), (16, 16, 16)),
+                                              ("matmul-epilogue", (64, 48, 32), (16, 16, 16)),
+                                              ("attention", (1, 2, 64, 16), (1, 1, 16, 16))])
+def test_compute_bound_gate_reports_tflops_not_a_copy(monkeypatch, name, bench, small):
+    """Matmul and attention are judged in TFLOPS against the tensor-core peak: no copy buffer of the shape's
+    "numel" (4096^3 for a matmul) is made, and a time under the compute floor is impossible."""
+    import io
+
+    from rich.console import Console
+
+    from grader import fusion_report
+    spec = dataclasses.replace(get_spec(name), bench_size=bench, small_size=small)
+    monkeypatch.setattr(timing, "copy_bandwidth", lambda *a: pytest.fail("no copy for a compute-bound drill"))
+    monkeypatch.setattr(timing, "WALL_CALLS", 1)
+    ref_entry = lambda *a, **kw: spec.reference(*[t.double() for t in a], **kw).half()  # noqa: E731
+    rows = 2 + len(spec.speed_refs)
+    seq = iter([0.5, 1.0] + [0.7] * (rows - 2) + [0.5, 1.0] + [0.7] * (rows - 2) + [0.5] * (rows * 3) + [0.1] * 6)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), next(seq))[1])
+    t = timing.speed_report(spec, ref_entry, "NVIDIA H200", say=lambda m: None, device="cpu")
+    assert t["flops"] == spec.flops(bench) and t["peak_tflops"] == pytest.approx(989.4)
+    assert t["rows"][0]["tflops"] == pytest.approx(spec.flops(bench) / 0.5e-3 / 1e12)
+    assert t["copy_gbps"] is None and t["wrong"] == 0
+    json.dumps(t)
+    # a time below flops / peak is not a measurement
+    fast = iter([1e-9, 1.0] + [0.7] * (rows - 2) * 1 + [1e-9, 1.0] + [0.7] * (rows - 2) + [1e-9] * (rows * 3) + [0.1] * 6)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), next(fast))[1])
+    assert timing.speed_report(spec, ref_entry, "NVIDIA H200", say=lambda m: None, device="cpu")["category"] == \
+        "impossible-time"
+    v = type("V", (), {"timing": t, "bytes_moved": None, "bytes_model": None, "passed": True, "device": "cuda",
+                       "diagnosis": None})()
+    out = io.StringIO()
+    for part in fusion_report.render_parts(v, spec, "en"):
+        Console(file=out, width=100).print(part)
+    assert "TFLOPS" in out.getvalue() and "GB/s" not in out.getvalue()

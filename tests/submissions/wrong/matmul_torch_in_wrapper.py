@@ -50,7 +50,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
     c = torch.empty((M, N), device=a.device, dtype=torch.float16)
-    # 128x128x64 tiles, 8 warps, 3 pipeline stages: a good Hopper config (benchmarks/matmul_attention.py).
+    # 128x128x64 tiles, 8 warps, 3 pipeline stages (H200: see docs/tensor-cores.md, benchmarks/tensor_cores.py).
     BLOCK_M, BLOCK_N, BLOCK_K = 128, 128, 64
     grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
     matmul_kernel[grid](a, b, c, M, N, K,
