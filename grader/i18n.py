@@ -176,9 +176,9 @@ DIAGNOSES = {
                       "K loop, k < K) — not one fewer.",
                 "zh": "每个 mask 都应恰好在 lane 落在张量之内时为真：rows < M、cols < N（K 循环里还有 k < K），不能少一个。"}},
     "shape-device": {
-        "what": {"en": "`{tensor}` is allocated without device= (line {line}): on a GPU machine it is created on the "
-                       "CPU, and the kernel cannot use it",
-                 "zh": "`{tensor}` 分配时没有指定 device=（第 {line} 行）：在 GPU 机器上它会建在 CPU 上，kernel 用不了"},
+        "what": {"en": "`{tensor}` is allocated without device=: on a GPU machine it is created on the CPU, and the "
+                       "kernel cannot use it",
+                 "zh": "`{tensor}` 分配时没有指定 device=：在 GPU 机器上它会建在 CPU 上，kernel 用不了"},
         "fix": {"en": "Allocate on the input's device: torch.empty_like(x), or torch.empty(shape, device=x.device, "
                       "dtype=x.dtype).",
                 "zh": "在输入所在的设备上分配：torch.empty_like(x)，或 torch.empty(shape, device=x.device, dtype=x.dtype)。"}},

@@ -337,6 +337,8 @@ def line_of(call: dict) -> int | None:
     d = call.get("detail", {})
     if limits.owns(d) and d.get("line"):  # a refused launch or a broken heuristic names its own line
         return d["line"]
+    if (d.get("no_device") or {}).get("line"):  # the allocation that has no device=
+        return d["no_device"]["line"]
     for key in ("violation", "exception", "masked_load"):
         if d.get(key) and d[key].get("line"):
             return d[key]["line"]
