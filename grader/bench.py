@@ -9,7 +9,8 @@ What each column is, so that an expert can trust it:
   kernel a program with that fixed shape gets.
 - "compile†": ONE `torch.compile(eager)` called at every n in turn, as a naive sweep does. From the second size
   Dynamo recompiles with dynamic shapes (automatic_dynamic_shapes) and every later size runs that one dynamic
-  kernel, which can be much slower (H200, relu(x + y) at 2^26: 322 µs dynamic vs 190 µs static, eager 318 µs).
+  kernel, which can be much slower (H200, relu(x + y) at 2^26, 2026-11-29: 322 µs dynamic vs 190 µs static, eager
+  318 µs; a re-run on 2026-11-30 measured 191 vs 189 µs: the gap depends on which sizes the sweep compiled at).
 - GB/s is effective bandwidth: the drill's fused byte model (or inputs + one output) / time.
 - "copy": at the same n, the faster of `x.clone()` and a Triton copy kernel (read + write counted); which one won
   is in the JSON and under the table. Copy is a reference, not a limit (a kernel that reads more than it writes
@@ -43,7 +44,8 @@ LEGEND = {
            "compile† = ONE torch.compile(eager) called at every n in turn: from the 2nd",
            "           size Dynamo recompiles with dynamic shapes, and that one dynamic",
            "           kernel can be much slower at large n (H200, relu(x + y) at 2^26:",
-           "           322 µs dynamic vs 190 µs static, eager 318 µs).",
+           "           once 322 µs dynamic vs 190 µs static, eager 318 µs; another",
+           "           run 191 vs 189 µs: it depends on where the sweep compiled).",
            "GB/s     = the fused byte model / time.",
            "copy     = the faster of x.clone() and a Triton copy kernel at the same n",
            "           (read + write): a reference, not a limit.",
@@ -53,8 +55,8 @@ LEGEND = {
            "           固定形状的程序得到的 kernel。",
            "compile† = 同一个 torch.compile(eager) 依次在每个 n 上调用：从第 2 个尺寸起",
            "           Dynamo 用动态形状重新编译，之后都用这一个动态 kernel，大 n 时可能",
-           "           慢很多（H200，relu(x + y)，2^26：动态 322 µs，静态 190 µs，",
-           "           eager 318 µs）。",
+           "           慢很多（H200，relu(x + y)，2^26：一次实测动态 322 µs，静态 190 µs，",
+           "           eager 318 µs；另一次 191 对 189 µs：取决于扫描在哪些尺寸上编译）。",
            "GB/s     = 融合字节模型 / 时间。",
            "copy     = 同一 n 下 x.clone() 与 Triton 拷贝 kernel 中较快者（读 + 写）：",
            "           是参照，不是上限。",
