@@ -25,37 +25,45 @@ def atomic_name(rmw_op) -> str:
     return f"atomic_{name}"
 
 
+def program_of(builder) -> int:
+    """The running program's linear id (x fastest), as the launch records count programs."""
+    gx, gy, gz = builder.grid_idx
+    nx, ny, _ = builder.grid_dim
+    return int(gx + nx * (gy + ny * gz))
+
+
+def masked_off(ptrs, mask) -> int:
+    """How many lanes of an access its mask switches off (0 when the mask is a broadcast scalar)."""
+    m = np.asarray(mask.data, dtype=bool)
+    return int(m.size - np.count_nonzero(m)) if m.shape == np.shape(ptrs.data) else 0
+
+
 class LaneChecker:
     def __init__(self, learner_file: str):
         self.learner_file = learner_file
         self.memory: Memory | None = None
         self.active = False
-        self.violations: list[dict] = []
-        self.bytes_loaded = 0
-        self.bytes_stored = 0
-        self.masked_loads: dict = {}
-        self.masked_stores: dict = {}
-        self.issued: dict = {}
-        self.store_spans: list = []
-        self.launch = -1
         self._orig = {}
+        self._reset()
 
     # -- bookkeeping per graded call ---------------------------------------------------------------------------
-    def start(self, memory: Memory):
-        self.memory = memory
-        self.violations = []
+    def _reset(self):
+        self.violations: list[dict] = []
         self.bytes_loaded = 0
         self.bytes_stored = 0
         self.masked_loads: dict = {}  # (line, value masked-off lanes read as) -> lanes
         self.masked_stores: dict = {}  # line -> masked-off lanes of the stores there
         self.issued: dict = {}  # launch -> store lanes issued, masked or not: what the launch could cover at most
-        self.launch = -1
         self.store_spans: list = []  # (launch, program, lowest address, highest address) of every store
+        self.launch = -1
+
+    def start(self, memory: Memory):
+        self.memory = memory
+        self._reset()
         self.active = True
 
     def stop(self):
         self.active = False
-
 
     # -- the hooks ---------------------------------------------------------------------------------------------
     def install(self):
@@ -118,8 +126,7 @@ class LaneChecker:
 
     def _note_other(self, ptrs, mask, other):
         """What masked-off lanes of a load read as (`other=`, 0 when absent): a reduction needs its identity there."""
-        m = np.asarray(mask.data, dtype=bool)
-        off = int(m.size - np.count_nonzero(m)) if m.shape == np.shape(ptrs.data) else 0
+        off = masked_off(ptrs, mask)
         if off == 0:
             return
         if other is None:
@@ -131,8 +138,7 @@ class LaneChecker:
         self.masked_loads[key] = self.masked_loads.get(key, 0) + off
 
     def _note_masked_store(self, ptrs, mask):
-        m = np.asarray(mask.data, dtype=bool)
-        off = int(m.size - np.count_nonzero(m)) if m.shape == np.shape(ptrs.data) else 0
+        off = masked_off(ptrs, mask)
         if off:
             line = learner_line(self.learner_file)
             self.masked_stores[line] = self.masked_stores.get(line, 0) + off
@@ -155,9 +161,7 @@ class LaneChecker:
         m = np.broadcast_to(np.asarray(mask.data, dtype=bool), addrs.shape)
         elsize = np.dtype(_get_np_dtype(ptrs.get_element_ty())).itemsize
         if kind != "load" and addrs.size:  # where every lane points, masked or not: the offsets' own evidence
-            gx, gy, gz = builder.grid_idx
-            nx, ny, _ = builder.grid_dim
-            self.store_spans.append((self.launch, int(gx + nx * (gy + ny * gz)), int(addrs.min()), int(addrs.max())))
+            self.store_spans.append((self.launch, program_of(builder), int(addrs.min()), int(addrs.max())))
             self.issued[self.launch] = self.issued.get(self.launch, 0) + int(addrs.size)
             self._note_masked_in_bounds(addrs[~m])
         active = addrs[m]
@@ -176,18 +180,16 @@ class LaneChecker:
         if owner >= 0 and kind != "load":
             r = self.memory.regions[owner]
             elems = ((active[good] - np.uint64(r.start)) // np.uint64(r.elsize)).astype(np.int64)
-            gx, gy, gz = builder.grid_idx
-            nx, ny, _ = builder.grid_dim
             # Atomics may hit one element from many programs on purpose (split reductions): not duplicates.
-            r.stored.append((self.launch, int(gx + nx * (gy + ny * gz)), elems, atomic))
+            r.stored.append((self.launch, program_of(builder), elems, atomic))
         if good.all():
             return mask
-        self._record(builder, kind, active[~good], owner, masked_off=int(m.size - active.size))
+        self._record(builder, kind, active[~good], owner)
         new_mask = m.copy()
         new_mask[m] = good
         return TensorHandle(new_mask, mask.dtype)
 
-    def _record(self, builder, kind, bad: np.ndarray, owner: int, masked_off: int = 0):
+    def _record(self, builder, kind, bad: np.ndarray, owner: int):
         regions = self.memory.regions
         if owner >= 0:
             r = regions[owner]
@@ -200,7 +202,6 @@ class LaneChecker:
             elems = (bad.astype(np.int64) - r.start) // r.elsize
             name = r.name
         gx, gy, gz = builder.grid_idx
-        nx, ny, _ = builder.grid_dim
         self.violations.append({
             "kind": kind,
             "tensor": name,
@@ -208,10 +209,9 @@ class LaneChecker:
             "numel": r.tensor.numel(),
             "side": side,
             "lanes": int(bad.size),
-            "masked_off": masked_off,  # lanes this access's own mask switched off (0: no mask, or all true)
             "first_elem": int(elems.min()),
             "last_elem": int(elems.max()),
-            "program": int(gx + nx * (gy + ny * gz)),
+            "program": program_of(builder),
             "inside_no_tensor": owner < 0,
             "program_idx": [int(gx), int(gy), int(gz)],
             "line": learner_line(self.learner_file),
