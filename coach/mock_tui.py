@@ -300,6 +300,7 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
               oral_seconds: float, device: str, lang: str, kernel_questions: int = 1) -> int:
     """`drill mock`: 0 when the interview ran to its scorecard, 2 on a usage problem, 130 on Ctrl-C."""
     from grader import runner, worker
+    from grader.proc import end_all
 
     err = console(stderr=True)
     store = Store()
@@ -336,7 +337,7 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
         with worker.warm():  # every save is graded in a fork of one warm process, ended on the way out
             card = M.run(mock, StdinInput(), poll_s=0.25, on_tick=ui.status)
     except KeyboardInterrupt:
-        runner.kill_children()  # grades still running on their threads
+        end_all()  # grades still running on their threads
         ui.say("")
         ui.say(tr("abandoned", lang), style="yellow")
         return 130

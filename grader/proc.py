@@ -37,12 +37,18 @@ def reaped(proc: subprocess.Popen) -> None:
     LIVE.discard(proc)
 
 
+def kill_pgid(pid: int | None) -> None:
+    """SIGKILL a child's whole process group (each child starts a session of its own, so its pid is the group's)."""
+    if pid:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the child's whole process group (it was started with start_new_session=True), then reap it."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    """Kill the child's whole process group, then reap it."""
+    kill_pgid(proc.pid)
     proc.wait()
     LIVE.discard(proc)
 
@@ -61,11 +67,8 @@ def scratch_dir(prefix: str):
 
 def end_all() -> None:
     """Kill every child's process group and remove every scratch folder still registered."""
-    for proc in list(LIVE):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+    for proc in list(LIVE):  # not reaped here: the thread that started each one is waiting on it
+        kill_pgid(proc.pid)
         LIVE.discard(proc)
     for path in list(LIVE_DIRS):
         shutil.rmtree(path, ignore_errors=True)

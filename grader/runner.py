@@ -89,11 +89,6 @@ def cuda_available() -> bool:
         return False
 
 
-def kill_children() -> None:
-    """End every grading child still running (e.g. on Ctrl-C while grades run on background threads)."""
-    procs.end_all()
-
-
 def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, workdir: str, timeout: float):
     """One grading process: a fork of the warm worker when one is running (grader.worker), else a cold
     `python -m grader.child`. Either way its own process group, the log as stdout/stderr, the same result file,

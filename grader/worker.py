@@ -43,7 +43,7 @@ import sys
 import threading
 import time
 
-from .proc import child_env
+from .proc import child_env, kill_pgid
 
 # Environment variables that a grading process reads while it runs, not while torch and Triton are imported: the
 # warm process may have been started with other values. Any other difference (TORCH_*, TRITON_*, PYTHONPATH, ...)
@@ -150,7 +150,7 @@ class Worker:
             self.closed = True
             children = list(self._children.values())
         for c in children:
-            _kill_group(c.pid)
+            kill_pgid(c.pid)
         if self.sock is not None:
             with contextlib.suppress(OSError):
                 self.sock.shutdown(socket.SHUT_RDWR)
@@ -159,7 +159,7 @@ class Worker:
             try:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                _kill_group(self.proc.pid)
+                kill_pgid(self.proc.pid)
                 self.proc.wait()
         if self._reader is not None and self._reader is not threading.current_thread():
             self._reader.join(timeout=5)
@@ -218,7 +218,7 @@ class Worker:
         self.ready.set()
         for _, c in children:
             if c.pid is not None and not c.exited.is_set():
-                _kill_group(c.pid)
+                kill_pgid(c.pid)
             c._exit(-signal.SIGKILL)
 
     def _dispatch(self, msg: dict) -> None:
@@ -246,12 +246,6 @@ class Worker:
     def status(self) -> dict:
         return {"pid": self.proc.pid if self.proc else None, "ready": self.ready.is_set(), "failure": self.failure,
                 "live": len(self._children), **{k: v for k, v in self.info.items() if k != "ready"}}
-
-
-def _kill_group(pid: int | None) -> None:
-    if pid:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
 
 
 class Workers:
@@ -377,7 +371,7 @@ def serve(sock: socket.socket) -> int:
                     _reap(sock, sel, pid, live, block=False)
     finally:
         for pid, (_, pidfd) in list(live.items()):
-            _kill_group(pid)
+            kill_pgid(pid)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
             if pidfd is not None:
