@@ -185,16 +185,15 @@ def grade(a, interpreted: bool, started: float) -> dict:
     if a.device == "cuda" and configs[0][0] is not None:
         largest = (list(spec.sizes) + list(spec.cuda_sizes))[-1]
         info["autotune_picked"] = picked_config(runner, configs[0][0], largest, a.seed)
-    # DRILL_SKIP_TIMING: benchmarks/grade_all.py --skip-timing compares verdicts only (the gates have their own
-    # benchmark scripts); never set for a learner.
-    if a.device == "cuda" and spec.speedup_min is not None and not any(c["category"] for c in calls) \
-            and not os.environ.get("DRILL_SKIP_TIMING"):
+    # Timing runs on CUDA after every call passed. DRILL_SKIP_TIMING: benchmarks/grade_all.py --skip-timing compares
+    # verdicts only (the gates have their own benchmark scripts); never set for a learner.
+    timed = a.device == "cuda" and not any(c["category"] for c in calls) and not os.environ.get("DRILL_SKIP_TIMING")
+    if timed and spec.speedup_min is not None:
         recorder.uninstall()
         t0 = time.perf_counter()
         info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
         phases["timing_s"] = round(time.perf_counter() - t0, 3)
-    if a.device == "cuda" and spec.device_limits is not None and not any(c["category"] for c in calls) \
-            and not os.environ.get("DRILL_SKIP_TIMING"):
+    if timed and spec.device_limits is not None:
         recorder.uninstall()  # capped vs uncapped grid, shown (grader.limits)
         info["limits_timing"] = limits.cuda_timing(spec, entry, learner_file)
     return {**info, "calls": calls}

@@ -125,8 +125,9 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
             idx = elems - offset
             masked_here[torch.from_numpy(idx[(idx >= 0) & (idx < numel)])] = True
         # Unwritten elements a store lane pointed at but the kernel's mask switched off, and ones no lane addressed.
-        ev["unwritten_masked"] = int((unwritten.cpu() & masked_here).sum())
-        ev["unwritten_unaddressed"] = int((unwritten.cpu() & ~masked_here).sum())
+        on_cpu = unwritten.cpu()
+        ev["unwritten_masked"] = int((on_cpu & masked_here).sum())
+        ev["unwritten_unaddressed"] = int((on_cpu & ~masked_here).sum())
         ev["stores_in_place"] = stores_in_place(out, region, memory, recorder_launches, store_spans or [])
         ev["work"] = work_per_program(per_launch, memory, recorder_launches)
         if issued:  # store lanes the biggest launch issued (masked or not): fewer than n elements cannot cover n
