@@ -24,6 +24,11 @@ def numel_of(size) -> int:
     return n
 
 
+def size_label(size) -> str:
+    """How a size is named in messages: "n=16,777,233" (1-D) or the shape, "4096x4096x4096"."""
+    return f"n={size:,}" if isinstance(size, int) else "x".join(str(int(s)) for s in size)
+
+
 def mixed(size, gen, dtype="float32", scale: float = 1.0):
     """Normal values with 5 % zeros, 5 % large magnitudes (1e3..1e4, both signs) and the rest ~N(0, scale).
 

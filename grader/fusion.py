@@ -35,7 +35,7 @@ def apply_timing(v, runs) -> None:
     v.timing = timing
     cat = timing.get("category")
     if timing.get("rows"):
-        detail = f"{timing['speedup']:.2f}x eager at n={timing['n']:,}" + (
+        detail = f"{timing['speedup']:.2f}x eager at {timing.get('at') or 'n=' + format(timing['n'], ',')}" + (
             f" (needs {timing['speedup_min']}x)" if timing.get("speedup_min") else "")
     else:
         detail = f"not timed ({timing['skipped']})" if timing.get("skipped") else "could not time"
@@ -44,8 +44,9 @@ def apply_timing(v, runs) -> None:
         v.passed = False
         v.diagnosis = cat
         v.detail = {"timing": True, **{k: timing.get(k) for k in ("speedup", "speedup_min", "floor_s", "wrong",
-                                                                   "exception", "n", "copy_gbps")}}
-        v.detail["numel"] = timing.get("n")
+                                                                   "exception", "n", "at", "copy_gbps", "flops",
+                                                                   "peak_tflops")}}
+        v.detail["numel"] = timing.get("out_numel") or timing.get("n")
         if timing.get("rows"):
             v.detail["candidate_ms"] = timing["rows"][0]["ms"]
             v.detail["eager_ms"] = timing["rows"][1]["ms"]

@@ -34,9 +34,12 @@ def timing_kw(d: dict) -> dict:
     cand = (d.get("candidate_ms") or 0) * 1e3
     floor = d.get("floor_s") or 0
     copy = d.get("copy_gbps") or 0
+    flops, peak = d.get("flops"), d.get("peak_tflops")
     return {"speedup": f"{d.get('speedup') or 0:.2f}", "need": d.get("speedup_min"), "n": f"{d.get('n') or 0:,}",
+            "at": d.get("at") or f"n={d.get('n') or 0:,}",
             "cand": f"{cand:.1f}", "eager_t": f"{(d.get('eager_ms') or 0) * 1e3:.1f}", "copy": f"{copy:.0f}",
-            "nbytes": f"{int(floor * copy * 1e9):,}"}
+            "nbytes": f"{int(floor * copy * 1e9):,}", "flops": f"{flops or 0:,}", "peak": f"{peak or 0:.0f}",
+            "tflops": f"{flops / (cand * 1e-6) / 1e12:.0f}" if flops and cand else "?"}
 
 
 def render_parts(v, spec, lang: str) -> list:
@@ -49,7 +52,7 @@ def render_parts(v, spec, lang: str) -> list:
     timing = v.timing or {}
     rows = timing.get("rows")
     if rows:
-        parts.append(Text(t("speed_title", lang, n=f"{timing['n']:,}", rounds=timing["rounds"]), style="bold"))
+        parts.append(Text(t("speed_title", lang, at=timing.get("at") or f"n={timing['n']:,}", rounds=timing["rounds"]), style="bold"))
         table = Table(box=None, padding=(0, 1))
         compute = bool(timing.get("flops"))  # matmul, attention: TFLOPS against the tensor-core peak
         for i, col in enumerate(pick(M["speed_cols_flops" if compute else "speed_cols"], lang)):
@@ -77,7 +80,7 @@ def render_parts(v, spec, lang: str) -> list:
     small = timing.get("small")
     if small:
         dv, wl = small["device_us"], small["wall_us"]
-        parts.append(Text("  " + t("small_line", lang, n=f"{small['n']:,}", dc=f"{dv['candidate']:.1f}",
+        parts.append(Text("  " + t("small_line", lang, at=small.get("at") or f"n={small['n']:,}", dc=f"{dv['candidate']:.1f}",
                                    de=f"{dv['eager']:.1f}", wc=f"{wl['candidate']:.1f}", we=f"{wl['eager']:.1f}")))
         if small.get("launch_bound"):
             parts.append(Text("  " + t("launch_bound", lang), style="yellow"))

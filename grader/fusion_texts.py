@@ -26,18 +26,38 @@ DIAGNOSES = {
                       "program and store only the final output tile.",
                 "zh": "让 {intermediate} 留在寄存器里（累加器 tile）：在同一个 program 里接着算完，只 store 最终的输出 tile。"}},
     "too-slow": {
-        "what": {"en": "correct, but only {speedup}x faster than eager at n={n} ({cand} µs vs {eager_t} µs); "
+        "what": {"en": "correct, but only {speedup}x faster than eager at {at} ({cand} µs vs {eager_t} µs); "
                        "this drill wants at least {need}x",
-                 "zh": "结果正确，但 n={n} 时只比 eager 快 {speedup} 倍（{cand} µs 对 {eager_t} µs）；本题要求至少 "
+                 "zh": "结果正确，但 {at} 时只比 eager 快 {speedup} 倍（{cand} µs 对 {eager_t} µs）；本题要求至少 "
                        "{need} 倍"},
         "fix": {"en": "This op is memory-bound: time is bytes moved. One kernel, no scratch buffer, BLOCK_SIZE of "
                       "at least 512, and nothing else in the wrapper (no copies, .contiguous(), synchronize).",
                 "zh": "这是访存受限的算子：时间取决于搬运的字节数。一个 kernel、不用临时缓冲、BLOCK_SIZE 至少 512，"
                       "wrapper 里不做别的事（不拷贝、不 .contiguous()、不 synchronize）。"}},
+    "too-slow-compute": {
+        "what": {"en": "correct, but at {at} it runs at {speedup}x the speed of eager ({cand} µs vs {eager_t} µs, "
+                       "{tflops} TFLOPS); this drill wants at least {need}x",
+                 "zh": "结果正确，但 {at} 时速度只有 eager 的 {speedup} 倍（{cand} µs 对 {eager_t} µs，{tflops} TFLOPS）；"
+                       "本题要求至少 {need} 倍"},
+        "fix": {"en": "This op is compute-bound: time is how fast the tensor cores multiply. tl.dot on float16 tiles "
+                      "(no .to(tl.float32) before the dot: that runs on the FMA units), a float32 accumulator, tiles of "
+                      "at least 64x64 with BLOCK_K >= 32, num_warps 4-8 and num_stages 3-4 so loads overlap the dots.",
+                "zh": "这是计算受限的算子：时间取决于 tensor core 乘得多快。对 float16 tile 做 tl.dot（不要在 dot 之前 "
+                      ".to(tl.float32)：那样会跑在 FMA 单元上），累加器用 float32，tile 至少 64x64、BLOCK_K >= 32，"
+                      "num_warps 4-8、num_stages 3-4，让加载和 dot 重叠。"}},
+    "impossible-time-compute": {
+        "what": {"en": "timed at {cand} µs at {at}, faster than this GPU's tensor cores can do its {flops} "
+                       "floating-point operations ({peak} TFLOPS peak): the time does not measure the work",
+                 "zh": "{at} 时测得 {cand} µs，比这块 GPU 的 tensor core 以峰值（{peak} TFLOPS）完成它的 {flops} 次浮点运算"
+                       "还快：这个时间没有测到真正的工作"},
+        "fix": {"en": "Compute on every call, on the current stream: no results cached between calls, no work "
+                      "left running on another stream.",
+                "zh": "每次调用都要真正计算，并在当前 stream 上完成：不要在调用之间缓存结果，也不要把工作放到别的 "
+                      "stream 上。"}},
     "impossible-time": {
-        "what": {"en": "timed at {cand} µs at n={n}, faster than moving its {nbytes} bytes at this GPU's measured "
+        "what": {"en": "timed at {cand} µs at {at}, faster than moving its {nbytes} bytes at this GPU's measured "
                        "copy bandwidth ({copy} GB/s) allows: the time does not measure the work",
-                 "zh": "n={n} 时测得 {cand} µs，比本机实测拷贝带宽（{copy} GB/s）搬运 {nbytes} 字节所需的时间还短："
+                 "zh": "{at} 时测得 {cand} µs，比本机实测拷贝带宽（{copy} GB/s）搬运 {nbytes} 字节所需的时间还短："
                        "这个时间没有测到真正的工作"},
         "fix": {"en": "Compute on every call, on the current stream: no results cached between calls, no work "
                       "left running on another stream.",
@@ -60,8 +80,8 @@ M = {
         "en": "Speed is timed on a GPU only; here the bytes proof stands in for it (this op is memory-bound: "
               "time follows bytes).",
         "zh": "速度只在 GPU 上测；这里用字节证明代替（这个算子受访存限制：时间跟着字节数走）。"},
-    "speed_title": {"en": "speed at n={n} (median of {rounds} rounds of do_bench medians, L2 flushed):",
-                    "zh": "n={n} 时的速度（{rounds} 轮 do_bench 中位数的中位数，已清 L2）："},
+    "speed_title": {"en": "speed at {at} (median of {rounds} rounds of do_bench medians, L2 flushed):",
+                    "zh": "{at} 时的速度（{rounds} 轮 do_bench 中位数的中位数，已清 L2）："},
     "speed_cols": {"en": ("", "µs", "GB/s*", "% peak", "vs yours"), "zh": ("", "µs", "GB/s*", "占峰值", "相对你的")},
     "speed_cols_flops": {"en": ("", "µs", "TFLOPS", "% peak", "vs yours"), "zh": ("", "µs", "TFLOPS", "占峰值", "相对你的")},
     "speed_note_flops": {
@@ -80,8 +100,8 @@ M = {
     "speedup_line_flops": {"en": "speedup over eager {speedup}x (gate {need}x)",
                            "zh": "相对 eager 加速 {speedup} 倍（门槛 {need} 倍）"},
     "small_line": {
-        "en": "n={n}: device time yours {dc} µs vs eager {de} µs; host wall time per call {wc} µs vs {we} µs",
-        "zh": "n={n}：设备时间 你的 {dc} µs 对 eager {de} µs；每次调用的主机墙钟时间 {wc} µs 对 {we} µs"},
+        "en": "{at}: device time yours {dc} µs vs eager {de} µs; host wall time per call {wc} µs vs {we} µs",
+        "zh": "{at}：设备时间 你的 {dc} µs 对 eager {de} µs；每次调用的主机墙钟时间 {wc} µs 对 {we} µs"},
     "launch_bound": {
         "en": "They disagree: at this size the call is launch-bound. Triton's Python launcher costs more than the "
               "kernel; replaying a CUDA graph removes it (H200, n = 1e5: fused 1.3-1.4 µs vs eager 2.7-4.3 µs per replay, over two runs).",

@@ -89,6 +89,8 @@ def explain(v, lang: str) -> tuple[str, str]:
             kw.update(fusion_report.bytes_kw(d, spec))
     elif cat in ("too-slow", "impossible-time") or d.get("timing"):
         kw.update(fusion_report.timing_kw(d), numel=d.get("numel"), wrong=d.get("wrong"), unwritten=0)
+        if d.get("flops") and cat in ("too-slow", "impossible-time"):  # matmul, attention: FLOPs, not bytes
+            key = f"{cat}-compute"
     elif cat in ("dtype", "shape"):
         kw.update(got=d.get("got"), expected=d.get("expected"), device=d.get("device"))
         if cat == "shape" and d.get("no_device"):

@@ -306,3 +306,50 @@ def test_compute_bound_gate_reports_tflops_not_a_copy(monkeypatch, name, bench, 
     for part in fusion_report.render_parts(v, spec, "en"):
         Console(file=out, width=100).print(part)
     assert "TFLOPS" in out.getvalue() and "GB/s" not in out.getvalue()
+
+
+def test_compute_bound_gate_checks_the_timed_output_like_the_graded_calls(monkeypatch):
+    """A float32-accumulated matmul at K = 4096 is off from float64 by ~1e-4 in absolute terms: the timed output is
+    checked with atol x the drill's error scale, as every graded call is (found on the H200: the reference solution
+    failed `wrong-values` on its own timed output). The size is named by its shape, never by a 4096^3 "n"."""
+    import torch
+    spec = dataclasses.replace(get_spec("matmul"), bench_size=(256, 128, 4096), small_size=(16, 16, 16))
+    monkeypatch.setattr(timing, "WALL_CALLS", 1)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), 1.0)[1])
+
+    def k_loop(a, b):  # what a tl.dot K loop computes: float32 partial products of BLOCK_K = 32, added in turn
+        acc = torch.zeros(a.shape[0], b.shape[1])
+        for k in range(0, a.shape[1], 32):
+            acc += a[:, k:k + 32].float() @ b[k:k + 32].float()
+        return acc.half()
+
+    t = timing.speed_report(spec, k_loop, "NVIDIA H200", say=lambda m: None, device="cpu")
+    assert t["wrong"] == 0 and t["category"] is None and t["out_numel"] == 256 * 128
+    assert t["at"] == "256x128x4096" and t["small"]["at"] == "16x16x16"
+    bare = timing.speed_report(dataclasses.replace(spec, error_scale=None), k_loop, "NVIDIA H200",
+                               say=lambda m: None, device="cpu")
+    assert bare["wrong"] > 0  # the bare float16 tolerance: what failed the reference on the H200
+    # ... and a wrong one still fails: the K tail dropped
+    dropped = lambda a, b: k_loop(a[:, :4064], b[:4064])  # noqa: E731
+    bad = timing.speed_report(spec, dropped, "NVIDIA H200", say=lambda m: None, device="cpu")
+    assert bad["category"] == "wrong-values" and bad["wrong"] > 0.9 * 256 * 128
+
+
+def test_a_slow_matmul_is_told_about_tensor_cores_not_bytes():
+    from grader.report import explain
+    from grader.runner import ChildRun, Verdict
+    v = Verdict(drill="matmul", file="f.py", device="cuda", passed=True, diagnosis=None)
+    flops = 2 * 4096 ** 3
+    t = {"category": "too-slow", "speedup": 0.05, "speedup_min": 0.5, "n": 4096 ** 3, "at": "4096x4096x4096",
+         "floor_s": flops / 989.4e12, "flops": flops, "peak_tflops": 989.4, "rows": [{"ms": 3.7}, {"ms": 0.18}]}
+    fusion.apply_timing(v, [ChildRun("cuda", result={"timing": t})])
+    assert v.diagnosis == "too-slow" and v.checks[-1]["detail"].startswith("0.05x eager at 4096x4096x4096")
+    what, fix = explain(v, "en")
+    assert "4096x4096x4096" in what and "TFLOPS" in what and "n=" not in what
+    assert "tl.dot" in fix and "memory-bound" not in fix
+    what_zh, fix_zh = explain(v, "zh")
+    assert "4096x4096x4096" in what_zh and "tensor core" in fix_zh
+    v2 = Verdict(drill="matmul", file="f.py", device="cuda", passed=True, diagnosis=None)
+    fusion.apply_timing(v2, [ChildRun("cuda", result={"timing": {**t, "category": "impossible-time"}})])
+    what, _ = explain(v2, "en")
+    assert "989 TFLOPS" in what and "copy bandwidth" not in what
