@@ -84,12 +84,12 @@ def grade(file, drill_name, device, as_json, seed, timeout, watch, lang):
 @main.command()
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--drill", "drill_name", shell_complete=complete_drill, help="Bench as this drill (default: the file's `# drill:` line).")
-@click.option("--sizes", default=None, help="Sizes: 4096,65536 or 2^12..2^27 (default: 2^12..2^27).")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write a GB/s-vs-size plot (needs matplotlib).")
+@click.option("--sizes", default=None, help="Sizes: 4096,65536 or 2^12..2^27; shapes for matmul, attention, softmax...: 1024x1024x1024,4096x4096x512 (default: the drill's sweep).")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write a GB/s-vs-size plot, TFLOPS for matmul and attention (needs matplotlib).")
 @click.option("--json", "as_json", is_flag=True, help="Print the sweep as JSON.")
 @lang_option
 def bench(file, drill_name, sizes, plot_path, as_json, lang):
-    """Size sweep of FILE's kernel vs eager and torch.compile (needs a GPU; exit 2 without one)."""
+    """Size sweep of FILE's kernel vs eager and torch.compile: GB/s, or TFLOPS for matmul and attention (needs a GPU; exit 2 without one)."""
     from coach import bench as bench_action
     sys.exit(bench_action.run(file, drill_name, sizes, plot_path, as_json, resolve_lang(lang)))
 

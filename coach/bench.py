@@ -14,25 +14,22 @@ from drills import get_spec
 from .ui import console
 
 
-def parse_sizes(text: str | None) -> list[int]:
-    """'4096,65536' or '2^12..2^20' (powers of two, inclusive) -> sizes; None -> the default sweep."""
+def parse_sizes(text: str | None, spec=None) -> list:
+    """'4096,65536' or '2^12..2^20' (powers of two, inclusive) -> sizes; for a drill whose sizes are shapes,
+    '1024x1024x1024,4096x4096x512' -> shapes of the drill's rank. None -> the drill's default sweep."""
     if not text:
-        return list(bench.DEFAULT_SIZES)
+        return bench.default_sizes(spec) if spec is not None else list(bench.DEFAULT_SIZES)
     text = text.replace(" ", "")
+    if spec is not None and not isinstance(spec.sizes[0], int):
+        rank = len(spec.sizes[0])
+        shapes = [tuple(int(d) for d in part.replace("×", "x").split("x")) for part in text.split(",") if part]
+        if not shapes or any(len(sh) != rank or min(sh) < 1 for sh in shapes):
+            raise ValueError(f"shapes of {rank} numbers")
+        return shapes
     if ".." in text:
         lo, hi = (int(p.split("^")[1]) if "^" in p else int(p).bit_length() - 1 for p in text.split(".."))
         return [2 ** i for i in range(lo, hi + 1)]
     return [int(float(p)) for p in text.split(",") if p]
-
-
-NOT_1D = {
-    "en": "drill: `drill bench` sweeps 1-D sizes; {drill} takes shapes. On a GPU, `drill grade --device cuda` times it "
-          "at its speed-gate shape, and benchmarks/tensor_cores.py (matmul, matmul-epilogue, attention) or "
-          "benchmarks/rows_and_persistent.py (softmax, rmsnorm) sweep it: see docs/tensor-cores.md.",
-    "zh": "drill：`drill bench` 只扫一维尺寸；{drill} 的输入是形状。在 GPU 上，`drill grade --device cuda` 会在它的测速形状上"
-          "计时，benchmarks/tensor_cores.py（matmul、matmul-epilogue、attention）或 benchmarks/rows_and_persistent.py"
-          "（softmax、rmsnorm）可以扫描不同形状：见 docs/tensor-cores.md。",
-}
 
 
 def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path | None, as_json: bool,
@@ -41,7 +38,7 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
     try:
         static = inspect_file(Path(file))
         spec = get_spec(drill_name or static.drill or "")
-        size_list = parse_sizes(sizes)
+        size_list = parse_sizes(sizes, spec)
     except UnreadableFile as e:
         err.print(f"drill: {e}")
         return 2
@@ -50,13 +47,12 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
                   "drill: the file does not name its drill (a line `# drill: NAME`); pass --drill NAME")
         return 2
     except (ValueError, IndexError):
-        err.print(f"drill: --sizes {sizes!r}: use a list like 4096,65536 or a range like 2^12..2^24")
+        example = "a list like 4096,65536 or a range like 2^12..2^24" if isinstance(spec.sizes[0], int) else \
+            "shapes like " + ",".join("x".join(map(str, sh)) for sh in bench.default_sizes(spec)[:2])
+        err.print(f"drill: --sizes {sizes!r}: {spec.name} takes {example}")
         return 2
     if static.holes:
         err.print(f"drill: {file} still has HOLE(...)s (line {static.holes[0]['line']}); fill them first")
-        return 2
-    if not isinstance(spec.sizes[0], int):  # the sweep is over 1-D sizes (numel); shapes have their own scripts
-        err.print(pick(NOT_1D, lang).format(drill=spec.name))
         return 2
     if not runner.cuda_available():
         err.print(pick(bench.NOT_ON_CPU, lang))
@@ -82,6 +78,9 @@ def print_tables(result: dict, drill: str, lang: str) -> None:
     """The sweep as two tables that fit 80 columns when piped (numbers are never cut), then what the columns mean."""
     out = console()
     out.print(f"{drill} on {result.get('device_name', 'GPU')}", style="bold", markup=False, highlight=False)
+    for size, errors in ((r.get("label") or f"{r['n']:,}", r.get("errors") or {}) for r in result["rows"]):
+        for name, message in errors.items():  # a reference that could not run there (out of memory, a compile)
+            out.print(f"  {name} at {size}: {message}", style="yellow", markup=False, highlight=False)
     for caption, head, rows in bench.tables(result):
         table = Table(title=caption, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
         for h in head:
@@ -92,6 +91,9 @@ def print_tables(result: dict, drill: str, lang: str) -> None:
     if any(r.get("wrong") for r in result["rows"]):
         out.print(pick({"en": "✗ = your output differed from the float64 reference at that size",
                         "zh": "✗ = 该尺寸下你的输出与 float64 参考结果不一致"}, lang), style="red")
+    if any(r.get("wrong", 0) is None for r in result["rows"]):
+        out.print(pick({"en": "? = not checked at that size: the float64 reference did not fit in GPU memory",
+                        "zh": "? = 该尺寸未检查：float64 参考结果放不进显存"}, lang), style="yellow")
     if result.get("dynamic_compiles_at"):
         at = ", ".join(f"{n:,}" for n in result["dynamic_compiles_at"])
         out.print(pick({"en": f"compile† compiled at n = {at}", "zh": f"compile† 在 n = {at} 时编译"}, lang),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.data import numel_of
-from grader.proc import child_env, kill_group, reaped, scratch_dir, spawn
+from grader.proc import bytecode_env, child_env, kill_group, reaped, scratch_dir, spawn
 from grader.spec import ROOT
 
 DEFAULT_TIMEOUT_S = 600.0  # a cold C++ compile on a 2-core machine takes ~20 s; be generous, never hang
@@ -45,7 +45,7 @@ def run_capture(drill: str, device: str = "cpu", backend: str = "auto", cold: bo
         # A cold compile's fresh caches live in our scratch folder: removed with it, even if the child is killed.
         cmd = [sys.executable, "-m", "coach.inductor_child", "--drill", drill, "--out", out, "--device", device,
                "--backend", backend] + (["--cold", os.path.join(work, "cache")] if cold else [])
-        env = child_env(PYTHONDONTWRITEBYTECODE="1")
+        env = child_env(**bytecode_env())
         started = time.monotonic()
         with open(log_path, "w+b") as log:
             proc = spawn(cmd, cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL, stdout=log,

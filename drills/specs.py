@@ -219,6 +219,7 @@ def _rmsnorm_bytes(size):
 
 ROW_SIZES = ((1, 1), (37, 781), (16, 1024), (3, 3000))
 ROW_CUDA = ((4096, 781), (4096, 8192))
+ROW_BENCH_SIZES = tuple((4096, n) for n in (512, 781, 2048, 8192, 16384, 32768))  # `drill bench`: row length
 
 SPECS += [
     DrillSpec(
@@ -269,6 +270,7 @@ SPECS += [
         byte_model=_softmax_bytes,
         speedup_min=2.0,  # H200: the reference is 5.4x the naive chain at 4096x8192
         bench_size=(4096, 8192),
+        bench_sizes=ROW_BENCH_SIZES,
         small_size=(128, 781),
         speed_refs=(("torch.softmax", _torch_softmax),),
     ),
@@ -291,6 +293,7 @@ SPECS += [
         byte_model=_rmsnorm_bytes,
         speedup_min=2.0,  # H200: the reference is 4.5x the naive chain at 4096x8192
         bench_size=(4096, 8192),
+        bench_sizes=ROW_BENCH_SIZES,
         small_size=(128, 781),
         speed_refs=(("F.rms_norm", _f_rms_norm),),
     ),
@@ -331,6 +334,9 @@ import math  # noqa: E402
 from grader.spec import CompileOptions, Mistake  # noqa: E402
 
 F16 = 2
+# `drill bench matmul`: squares, an odd shape (no multiple of a tile) and a skinny K.
+MATMUL_BENCH_SIZES = ((512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+                      (4095, 4097, 4093), (8192, 8192, 512))
 MATMUL_SIZES = ((1, 1, 1), (127, 129, 65), (100, 40, 257), (128, 128, 128), (37, 300, 129))  # (M, N, K)
 
 
@@ -360,6 +366,7 @@ def _matmul_terms(a, b):
 
 
 def _matmul_eager(a, b):
+    """torch.matmul(a, b): cuBLAS"""
     import torch
     return torch.matmul(a, b)
 
@@ -428,6 +435,7 @@ def _bias_relu_terms(a, b, bias):
 
 
 def _bias_relu_eager(a, b, bias):
+    """torch.relu(torch.matmul(a, b) + bias): cuBLAS, then two elementwise kernels"""
     import torch
     return torch.relu(torch.matmul(a, b) + bias)
 
@@ -438,7 +446,7 @@ def _bias_per_row(a, b, bias, meta):
     m, n = a.shape[0], b.shape[1]
     if m == n:
         return None
-    rows = torch.zeros(m, dtype=bias.dtype)
+    rows = torch.zeros(m, dtype=bias.dtype, device=bias.device)
     rows[:min(m, n)] = bias[:min(m, n)]
     return (a @ b + rows[:, None]).clamp_min(0)
 
@@ -476,7 +484,7 @@ def _qkv_rising(size, gen):
     # Scores rise from 0 to about 1.3 * sqrt(D): the max grows by ~1 per 64 keys, yet exp never overflows (that is
     # the large-scores probe's job), so only a missing rescale fails here.
     q = normal(size, gen, dtype="float32").abs() + 0.5
-    ramp = torch.linspace(0.0, 1.0, s, dtype=torch.float32)[None, None, :, None]
+    ramp = torch.linspace(0.0, 1.0, s, dtype=torch.float32, device=gen.device)[None, None, :, None]
     k = (normal(size, gen, dtype="float32", scale=0.1) + 1.0) * ramp
     v = normal(size, gen, dtype="float32")
     return q.half(), k.half(), v.half()
@@ -489,7 +497,7 @@ def _scores(q, k, scale=None, causal=False, shift=0):
     s = (q @ k.transpose(-1, -2)) * (1 / math.sqrt(d) if scale is None else scale)
     if causal:
         n = q.shape[-2]
-        s = s.masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool), 1 + shift), float("-inf"))
+        s = s.masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool, device=s.device), 1 + shift), float("-inf"))
     return s
 
 
@@ -503,7 +511,7 @@ def _attention_terms(q, k, v, causal=False):
 
 
 def _attention_eager(q, k, v, causal=False):
-    """The materialised chain a learner writes in eager PyTorch: (S, S) scores, softmax, then @ v."""
+    """the materialised chain: scores (S, S) = q k^T / sqrt(D), softmax, @ v"""
     import torch
     s = torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(q.shape[-1]))
     if causal:
@@ -535,9 +543,9 @@ def _online(q, k, v, causal, meta, rescale_acc, rescale_l):
     if not bn or bn >= n:
         return None  # one key block: nothing to rescale
     s = _scores(q, k, causal=causal)
-    m = torch.full(s.shape[:-1], float("-inf"), dtype=s.dtype)
-    l = torch.zeros(s.shape[:-1], dtype=s.dtype)
-    acc = torch.zeros(q.shape, dtype=s.dtype)
+    m = torch.full(s.shape[:-1], float("-inf"), dtype=s.dtype, device=s.device)
+    l = torch.zeros(s.shape[:-1], dtype=s.dtype, device=s.device)
+    acc = torch.zeros(q.shape, dtype=s.dtype, device=s.device)
     for j in range(0, n, bn):
         blk = s[..., j:j + bn]
         m_new = torch.maximum(m, blk.amax(-1))
@@ -600,6 +608,7 @@ SPECS += [
         # (20/20 pass), the same matmul without tensor cores 0.048-0.051x (0/20).
         speedup_min=0.5,
         bench_size=(4096, 4096, 4096),
+        bench_sizes=MATMUL_BENCH_SIZES,
         small_size=(512, 512, 512),
         flops=_matmul_flops,
         mock_minutes=30,
@@ -635,6 +644,8 @@ SPECS += [
         # fused reference 2.08-2.15x (20/20), a Triton matmul then a bias+relu kernel 1.57-1.59x (0/20).
         speedup_min=1.8,
         bench_size=(8192, 8192, 512),
+        bench_sizes=((1024, 1024, 1024), (4096, 4096, 256), (4096, 4096, 4096), (8192, 8192, 512),
+                     (8192, 8192, 8192)),
         small_size=(512, 512, 512),
         flops=_matmul_flops,
         mock_minutes=25,
@@ -668,6 +679,7 @@ SPECS += [
         # materialised by two Triton kernels 0.010x (0/20).
         speedup_min=3.0,
         bench_size=(4, 16, 4096, 64),
+        bench_sizes=tuple((4, 16, s, 64) for s in (512, 1024, 2048, 4096, 8192)) + ((4, 16, 4096, 128),),
         small_size=(1, 4, 512, 64),
         flops=_attention_flops,
         mock_minutes=40,

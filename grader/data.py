@@ -32,17 +32,18 @@ def size_label(size) -> str:
 def mixed(size, gen, dtype="float32", scale: float = 1.0):
     """Normal values with 5 % zeros, 5 % large magnitudes (1e3..1e4, both signs) and the rest ~N(0, scale).
 
-    Drawn in float32 (the drills' dtype; float64 draws cost 2x at 2^24 elements, where CUDA grades spend their time).
+    Drawn in float32 (the drills' dtype; float64 draws cost 2x at 2^24 elements, where CUDA grades spend their time),
+    on the generator's device: a CUDA generator draws CUDA-only sizes on the GPU (grader.child.CallRunner).
     """
     import torch
 
     shape = shape_of(size)
-    x = torch.randn(shape, generator=gen, dtype=torch.float32)
+    x = torch.randn(shape, generator=gen, dtype=torch.float32, device=gen.device)
     if scale != 1.0:
         x.mul_(scale)
     flat = x.view(-1)
-    pick = torch.rand(flat.numel(), generator=gen, dtype=torch.float32)
-    mag = torch.rand(flat.numel(), generator=gen, dtype=torch.float32).mul_(9e3).add_(1e3)
+    pick = torch.rand(flat.numel(), generator=gen, dtype=torch.float32, device=gen.device)
+    mag = torch.rand(flat.numel(), generator=gen, dtype=torch.float32, device=gen.device).mul_(9e3).add_(1e3)
     big = (pick >= 0.05) & (pick < 0.10)
     flat.copy_(torch.where(big, torch.where(flat < 0, -mag, mag), flat))
     flat.masked_fill_(pick < 0.05, 0.0)
@@ -52,5 +53,5 @@ def mixed(size, gen, dtype="float32", scale: float = 1.0):
 def normal(size, gen, dtype="float32", scale: float = 1.0, shift: float = 0.0):
     import torch
 
-    x = torch.randn(shape_of(size), generator=gen, dtype=torch.float64) * scale + shift
+    x = torch.randn(shape_of(size), generator=gen, dtype=torch.float64, device=gen.device) * scale + shift
     return x.to(dtype_of(dtype))

@@ -26,6 +26,37 @@ def child_env(**extra) -> dict:
                 PYTHONUNBUFFERED="1", **extra)
 
 
+def bytecode_env() -> dict:
+    """Where a child that imports learner code keeps compiled bytecode. Never beside the learner's file (no
+    __pycache__ appears in their folder). Normally nowhere (PYTHONDONTWRITEBYTECODE): torch's own bytecode was
+    compiled when it was installed. But an install without it (`pip install --no-compile`, a read-only image, as on
+    the H200 machine this project measures on) makes every child compile ~1000 of torch's modules again, 1.5-3 s of
+    each grade: then bytecode goes to drill's cache folder (PYTHONPYCACHEPREFIX), compiled once."""
+    cached = _torch_has_bytecode()
+    if cached is not False:
+        return {"PYTHONDONTWRITEBYTECODE": "1"}
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    # An empty PYTHONDONTWRITEBYTECODE is unset to Python: the cache must be written to be of use.
+    return {"PYTHONDONTWRITEBYTECODE": "",
+            "PYTHONPYCACHEPREFIX": os.environ.get("PYTHONPYCACHEPREFIX") or os.path.join(base, "drill", "pycache")}
+
+
+_BYTECODE: list = []
+
+
+def _torch_has_bytecode() -> bool | None:
+    """Is torch's __init__ compiled beside its source? None when torch is not found (the child will say so).
+    Located without importing torch (the CLI's parent never does); asked once per process."""
+    if not _BYTECODE:
+        import importlib.util
+        try:
+            origin = importlib.util.find_spec("torch").origin
+            _BYTECODE.append(os.path.exists(importlib.util.cache_from_source(origin)))
+        except (AttributeError, ImportError, ValueError, NotImplementedError):
+            _BYTECODE.append(None)
+    return _BYTECODE[0]
+
+
 def spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
     """Popen in a new session, registered so that end_all() can reach it."""
     proc = subprocess.Popen(cmd, start_new_session=True, **kwargs)

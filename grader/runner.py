@@ -20,7 +20,7 @@ from pathlib import Path
 from drills import get_spec
 from . import fusion, limits, worker
 from . import proc as procs
-from .proc import child_env, kill_group
+from .proc import bytecode_env, child_env, kill_group
 from .diagnose import DECISIVE, memory_evidence, overall
 from .static import inspect_file, kernel_body_line
 
@@ -97,7 +97,7 @@ def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, wor
     log = open(os.path.join(workdir, f"log-{device}.txt"), "w+b")
     args = ["--file", str(path), "--drill", drill, "--device", device, "--seed", str(seed), "--out", out,
             "--timeout", str(timeout)] + (["--quick"] if quick else [])
-    env = child_env(PYTHONDONTWRITEBYTECODE="1")
+    env = child_env(**bytecode_env())
     progress = progress_fd() if device == "cuda" else None  # timing progress goes to our stderr, live
     try:
         warm = worker.current(device)

@@ -43,7 +43,7 @@ import sys
 import threading
 import time
 
-from .proc import child_env, kill_pgid
+from .proc import bytecode_env, child_env, kill_pgid
 
 # Environment variables that a grading process reads while it runs, not while torch and Triton are imported: the
 # warm process may have been started with other values. Any other difference (TORCH_*, TRITON_*, PYTHONPATH, ...)
@@ -98,7 +98,7 @@ class Worker:
     def __init__(self, interpret: bool = True, python: str = sys.executable):
         self.python = python
         self.interpret = interpret
-        self.env = child_env(PYTHONDONTWRITEBYTECODE="1", **WARM_ENV)
+        self.env = child_env(**bytecode_env(), **WARM_ENV)
         if interpret:   # Triton's library @jit functions are made when it is imported (module docstring)
             self.env["TRITON_INTERPRET"] = "1"
         else:
@@ -333,6 +333,7 @@ def serve(sock: socket.socket) -> int:
     import triton.language as tl
     if interpret:
         warm_front_end()
+    warm_cache_key()
     threads = thread_count()
     if threads != 1:  # a fork copies only the calling thread: another one holding a lock would deadlock the fork
         _send(sock, {"ready": False, "error": f"{threads} threads after the imports; forking is not safe"})
@@ -387,6 +388,17 @@ def warm_front_end() -> None:
         from .copy_kernel import _copy_kernel
         FrontEnd("warm-up")._compile(_copy_kernel.fn, {"src_ptr": "*fp32", "dst_ptr": "*fp32", "n": "i32",
                                                        "BLOCK": "constexpr"}, {"BLOCK": 1024})
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def warm_cache_key() -> None:
+    """Triton hashes its own source files (`triton_key`, ~0.4 s on the H200) the first time a process compiles a
+    kernel or looks one up in its disk cache; hashed once here, every fork has it (functools.lru_cache). No CUDA,
+    no thread. Best effort."""
+    try:
+        from triton.runtime.cache import triton_key
+        triton_key()
     except Exception:  # noqa: BLE001
         pass
 

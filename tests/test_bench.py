@@ -12,6 +12,17 @@ from grader import bench, timing
 N27 = 2 ** 27
 
 
+@pytest.fixture(autouse=True)
+def same_environment():
+    """Importing torch._inductor (the sweep's compile) sets TORCHINDUCTOR_CACHE_DIR in this process; the session's
+    warm worker was started without it, so every later grade in the session would run cold (tests/test_worker.py)."""
+    import os
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
 def fake_result(peak=4800.0, wrong_at=None, too_fast=False):
     """A sweep as the child writes it, for fuse (providers: yours, eager, compile, compile†, one reference)."""
     providers = ["yours", "eager", "compile", "compile†", "eager x + y (add only)"]
@@ -164,3 +175,113 @@ def test_copy_reference_is_the_fastest_copy_at_that_n(monkeypatch):
     assert c["gbps"] == pytest.approx(2 * n * 4 / 40e-6 / 1e9) and len(c["all_ms"]) == 1 + len(copy_kernel.CONFIGS)
     fake_ms.update(clone=0.030)
     assert timing.best_copy(n, device="cpu")["kind"] == "x.clone()"
+
+
+# -- shapes and TFLOPS: matmul, attention (and softmax's rows) -------------------------------------------------------
+def test_shaped_drills_take_shapes():
+    from coach.bench import parse_sizes
+    mm, att, fuse = get_spec("matmul"), get_spec("attention"), get_spec("fuse")
+    assert parse_sizes("1024x1024x1024, 4096×4096×512", mm) == [(1024, 1024, 1024), (4096, 4096, 512)]
+    assert parse_sizes(None, mm) == list(mm.bench_sizes) and (4096, 4096, 4096) in parse_sizes(None, mm)
+    assert parse_sizes(None, att)[-1] == (4, 16, 4096, 128)
+    assert parse_sizes("2^12..2^13", fuse) == [4096, 8192]
+    for bad in ("1024x1024", "4x16x512x64x1", "0x1x1", "axbxc"):
+        with pytest.raises(ValueError):
+            parse_sizes(bad, mm if "64" not in bad else att)
+
+
+def k_loop(a, b):
+    """What a tl.dot K loop computes: float32 partial products of BLOCK_K = 32 added in turn, stored as float16."""
+    import torch
+    acc = torch.zeros(a.shape[0], b.shape[1])
+    for k in range(0, a.shape[1], 32):
+        acc += a[:, k:k + 32].float() @ b[k:k + 32].float()
+    return acc.half()
+
+
+def shaped_sweep(monkeypatch, name, candidate, sizes, eager=None):
+    spec = get_spec(name)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), 0.5)[1])
+    monkeypatch.setattr(timing, "best_copy", lambda n, **kw: pytest.fail("no copy for a compute-bound drill"))
+    providers = {"yours": candidate, "eager": eager or spec.eager, **dict(spec.speed_refs)}
+    result = {"drill": name, "providers": list(providers), "rows": [], "flops": True, "peak_tflops": 989.4,
+              "bar": spec.speed_refs[-1][0] if spec.speed_refs else "eager", "eager_is": spec.eager.__doc__}
+    bench._sweep_sizes(spec, providers, sizes, result, device="cpu")
+    json.dumps(result)
+    return result
+
+
+def test_a_matmul_sweep_is_in_tflops_and_checked_like_a_grade(monkeypatch):
+    """Rows in TFLOPS at each shape, no copy timed, the output checked with the drill's error scale (a float32
+    K loop at K = 4096 passes), a dropped K tail marked ✗."""
+    sizes = [(256, 128, 4096), (33, 17, 65)]
+    good = shaped_sweep(monkeypatch, "matmul", k_loop, sizes)
+    assert [r["label"] for r in good["rows"]] == ["256x128x4096", "33x17x65"]
+    for r, size in zip(good["rows"], sizes):
+        assert r["wrong"] == 0 and "copy" not in r and r["size"] == list(size)
+        assert r["tflops"]["yours"] == pytest.approx(2 * size[0] * size[1] * size[2] / 0.5e-3 / 1e12)
+    head = bench.tables(good)[1][1]
+    assert head == ["shape", "yours", "eager", "% peak", "% eager"]
+    text = render(good)
+    assert "256x128x4096 " in text and "✗" not in text and "torch.matmul(a, b): cuBLAS" in text
+    bad = shaped_sweep(monkeypatch, "matmul", lambda a, b: k_loop(a[:, :-7], b[:-7]), sizes)
+    assert all(r["wrong"] > 0 for r in bad["rows"]) and "256x128x4096 ✗" in render(bad)
+
+
+def test_an_attention_sweep_is_measured_against_sdpa(monkeypatch):
+    spec = get_spec("attention")
+    ref = lambda q, k, v, causal=False: spec.reference(q.double(), k.double(), v.double()).half()  # noqa: E731
+    result = shaped_sweep(monkeypatch, "attention", ref, [(1, 2, 40, 16)])
+    time_head, tf_head = [t[1] for t in bench.tables(result)]
+    assert time_head == ["shape", "yours", "eager", "ref1"] and tf_head[-1] == "% ref1"
+    legend = "\n".join(bench.legend(result, "en"))
+    assert "ref1     = F.scaled_dot_product_attention" in legend and "SDPA" not in tf_head
+    assert "% ref1   = yours as a share of F.scaled_dot_product_attention" in legend and "989 TFLOPS" in legend
+    assert "tensor core" in "\n".join(bench.legend(result, "zh"))
+
+
+def test_a_reference_that_does_not_fit_is_reported_not_fatal(monkeypatch):
+    """Eager attention's (S, S) scores, or the float64 reference, may not fit in GPU memory at S = 8192: the row
+    says so (the reference's error, '?' for unchecked) and the sweep goes on; the candidate failing ends it."""
+    import torch
+
+    def oom(*a, **kw):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 32.00 GiB")
+
+    monkeypatch.setattr(bench, "wrong_elements", lambda *a: None)
+    result = shaped_sweep(monkeypatch, "matmul", k_loop, [(64, 48, 32), (16, 16, 16)], eager=oom)
+    assert [r["wrong"] for r in result["rows"]] == [None, None]
+    assert "OutOfMemoryError" in result["rows"][0]["errors"]["eager"] and "eager" not in result["rows"][0]["ms"]
+    text = render(result)
+    assert "64x48x32 ?" in text and "eager at 64x48x32: OutOfMemoryError" in text and "did not fit" in text
+    with pytest.raises(torch.OutOfMemoryError):
+        shaped_sweep(monkeypatch, "matmul", oom, [(16, 16, 16)])
+
+
+def test_wrong_elements_is_none_when_the_reference_runs_out_of_memory(monkeypatch):
+    import dataclasses
+
+    import torch
+
+    def oom(*a, **kw):
+        raise torch.OutOfMemoryError("CUDA out of memory")
+
+    spec = dataclasses.replace(get_spec("matmul"), reference=oom)
+    a, b = torch.ones(4, 4, dtype=torch.float16), torch.ones(4, 4, dtype=torch.float16)
+    assert bench.wrong_elements(spec, [a, b], a @ b) is None
+    assert bench.wrong_elements(get_spec("matmul"), [a, b], torch.ones(3, 4)) == 16  # wrong shape: all wrong
+
+
+def test_tflops_tables_fit_80_columns_at_the_largest_shapes():
+    from rich.cells import cell_len
+    providers = ["yours", "eager", "compile", "F.scaled_dot_product_attention"]
+    rows = [{"n": 4 * 16 * s * 64, "size": [4, 16, s, 64], "label": f"4x16x{s}x64", "wrong": 0,
+             "ms": {p: 12.3456 for p in providers}, "tflops": {p: 471.3 for p in providers}}
+            for s in (512, 16384)]
+    result = {"drill": "attention", "providers": providers, "rows": rows, "flops": True, "peak_tflops": 989.4,
+              "bar": "F.scaled_dot_product_attention", "device_name": "NVIDIA H200",
+              "eager_is": get_spec("attention").eager.__doc__}
+    for lang in ("en", "zh"):
+        text = render(result, lang)
+        assert max(cell_len(line) for line in text.splitlines()) <= 80, text
+        assert "…" not in text and "4x16x16384x64" in text and "12345.6" in text and "100%" in text

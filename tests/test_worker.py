@@ -387,3 +387,25 @@ def test_the_cuda_run_forks_from_the_compiled_warm_process_and_checks_the_device
         assert not compiled.status()["cuda_initialized"] and compiled.status()["failure"] is None
     finally:
         compiled.close()
+
+
+def test_bytecode_goes_to_drills_cache_only_when_torch_was_installed_without_it(monkeypatch, tmp_path):
+    """Normally no child writes bytecode (nothing appears beside the learner's file); where torch has none (a
+    --no-compile or read-only install: every child would compile ~1000 modules again), it goes to drill's cache."""
+    import subprocess
+    import sys
+
+    from grader import proc
+    monkeypatch.setattr(proc, "_BYTECODE", [True])
+    assert proc.bytecode_env() == {"PYTHONDONTWRITEBYTECODE": "1"}
+    monkeypatch.setattr(proc, "_BYTECODE", [False])
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # a user's (or an image's) setting
+    env = proc.child_env(**proc.bytecode_env())
+    assert env["PYTHONPYCACHEPREFIX"] == str(tmp_path / "cache" / "drill" / "pycache")
+    learner = tmp_path / "work"
+    learner.mkdir()
+    (learner / "mine.py").write_text("X = 1\n")
+    subprocess.run([sys.executable, "-c", "import mine"], cwd=learner, env=env, check=True)
+    assert not (learner / "__pycache__").exists()
+    assert list((tmp_path / "cache" / "drill" / "pycache").rglob("mine*.pyc"))
