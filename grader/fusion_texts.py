@@ -39,12 +39,15 @@ DIAGNOSES = {
                        "{tflops} TFLOPS); this drill wants at least {need}x",
                  "zh": "结果正确，但 {at} 时速度只有 eager 的 {speedup} 倍（{cand} µs 对 {eager_t} µs，{tflops} TFLOPS）；"
                        "本题要求至少 {need} 倍"},
-        "fix": {"en": "This op is compute-bound: time is how fast the tensor cores multiply. tl.dot on float16 tiles "
-                      "(no .to(tl.float32) before the dot: that runs on the FMA units), a float32 accumulator, tiles of "
-                      "at least 64x64 with BLOCK_K >= 32, num_warps 4-8 and num_stages 3-4 so loads overlap the dots.",
-                "zh": "这是计算受限的算子：时间取决于 tensor core 乘得多快。对 float16 tile 做 tl.dot（不要在 dot 之前 "
-                      ".to(tl.float32)：那样会跑在 FMA 单元上），累加器用 float32，tile 至少 64x64、BLOCK_K >= 32，"
-                      "num_warps 4-8、num_stages 3-4，让加载和 dot 重叠。"}},
+        "fix": {"en": "This op is compute-bound: time is how fast the tensor cores multiply. tl.dot on the float16 "
+                      "tiles as loaded (a tl.sum of products runs on the FMA units, and float32 inputs to tl.dot run "
+                      "as tf32 at half the rate, or on the FMA units with input_precision=\"ieee\"), a float32 "
+                      "accumulator, tiles of at least 64x64 with BLOCK_K >= 32, num_warps 4-8 and num_stages 3-4 so "
+                      "loads overlap the dots.",
+                "zh": "这是计算受限的算子：时间取决于 tensor core 乘得多快。直接对加载进来的 float16 tile 做 tl.dot"
+                      "（乘积再 tl.sum 会跑在 FMA 单元上；float32 输入的 tl.dot 以 tf32 运行，速度减半，"
+                      "input_precision=\"ieee\" 时则跑在 FMA 单元上），累加器用 float32，tile 至少 64x64、"
+                      "BLOCK_K >= 32，num_warps 4-8、num_stages 3-4，让加载和 dot 重叠。"}},
     "impossible-time-compute": {
         "what": {"en": "timed at {cand} µs at {at}, faster than this GPU's tensor cores can do its {flops} "
                        "floating-point operations ({peak} TFLOPS peak): the time does not measure the work",
