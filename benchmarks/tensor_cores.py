@@ -1,6 +1,6 @@
 """Speed of the tensor-core drills on this GPU, and how reliable their speed gates are (benchmark, not a test).
 
-    PYTHONPATH=. python benchmarks/tensor_cores.py --out DIR [--repeats 20] [--sizes]
+    PYTHONPATH=. python benchmarks/tensor_cores.py --out DIR [--repeats 20]
 
 For matmul, matmul-epilogue and attention, at each drill's bench shape (drills/specs.py: bench_size):
   - TFLOPS of the reference solution, of eager PyTorch and of the drill's reference rows (cuBLAS is eager for
@@ -11,7 +11,7 @@ For matmul, matmul-epilogue and attention, at each drill's bench shape (drills/s
       matmul-epilogue  tests/submissions/wrong/epilogue_two_kernels.py  (matmul, then a bias+relu kernel)
       attention        tests/submissions/wrong/attention_materialised_scores.py  ((S, S) scores in memory)
     Each gate run is what grader.timing does: ROUNDS do_bench medians per function, alternating, median of them.
-  - with --sizes: the reference matmul and torch.matmul at 1024^3 ... 8192^3 (TFLOPS vs size).
+TFLOPS vs size is `drill bench solutions/matmul.py` (and the other two): docs/tensor-cores.md.
 Correctness of every timed version is checked once at the bench shape against a float32 torch result.
 Prints tables and writes DIR/tensor_cores.json.
 """
@@ -126,34 +126,11 @@ def drill_report(name: str, repeats: int, device_name: str) -> dict:
     return report
 
 
-def matmul_sizes() -> list[dict]:
-    """The reference matmul and cuBLAS at square sizes: TFLOPS vs size."""
-    import torch
-
-    from drills import get_spec
-    from grader.timing import ROUNDS
-
-    spec = get_spec("matmul")
-    ref = load_entry(spec.solution_path, spec.entry)
-    rows = []
-    for n in (1024, 2048, 4096, 8192):
-        a = torch.randn(n, n, device="cuda", dtype=torch.float16)
-        b = torch.randn(n, n, device="cuda", dtype=torch.float16)
-        ms = gate_run({"reference": lambda: ref(a, b), "torch.matmul": lambda: torch.matmul(a, b)}, ROUNDS, set())
-        row = {"n": n, **{f"{k}_tflops": 2 * n ** 3 / (v / 1e3) / 1e12 for k, v in ms.items()}}
-        row["pct_of_cublas"] = 100 * ms["torch.matmul"] / ms["reference"]
-        rows.append(row)
-        print(f"  matmul {n}^3: reference {row['reference_tflops']:.0f} TFLOPS, cuBLAS "
-              f"{row['torch.matmul_tflops']:.0f} TFLOPS ({row['pct_of_cublas']:.0f} %)", flush=True)
-    return rows
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--drills", default="matmul,matmul-epilogue,attention")
-    ap.add_argument("--sizes", action="store_true", help="also TFLOPS vs size for the reference matmul")
     a = ap.parse_args()
     import torch
     import triton
@@ -169,8 +146,6 @@ def main() -> int:
     for name in a.drills.split(","):
         result["drills"].append(drill_report(name, a.repeats, device_name))
         (out / "tensor_cores.json").write_text(json.dumps(result, indent=1))  # what is done survives a timeout
-    if a.sizes:
-        result["matmul_sizes"] = matmul_sizes()
     (out / "tensor_cores.json").write_text(json.dumps(result, indent=1))
     print(f"\n{device_name}, torch {torch.__version__}, triton {triton.__version__}")
     for d in result["drills"]:
