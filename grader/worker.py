@@ -333,7 +333,8 @@ def serve(sock: socket.socket) -> int:
     import triton.language as tl
     if interpret:
         warm_front_end()
-    warm_cache_key()
+    else:
+        warm_cache_key()
     threads = thread_count()
     if threads != 1:  # a fork copies only the calling thread: another one holding a lock would deadlock the fork
         _send(sock, {"ready": False, "error": f"{threads} threads after the imports; forking is not safe"})
