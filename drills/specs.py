@@ -331,6 +331,7 @@ SPECS += [
 # The CUDA run adds a >= 1000^3 shape; the speed gate times the bench shape. Inputs are float16, N(0, 1).
 import math  # noqa: E402
 
+from grader.launches import block_along  # noqa: E402
 from grader.spec import CompileOptions, Mistake  # noqa: E402
 
 F16 = 2
@@ -376,19 +377,9 @@ def _matmul_flops(size):
     return 2 * m * n * k
 
 
-def block_of(meta: dict, axis: str) -> int | None:
-    """The kernel's block size along `axis` ("K", "N"), whatever the learner called it: BLOCK_K, BLOCK_SIZE_K, BK."""
-    for name, value in meta.items():
-        upper = name.upper()
-        if isinstance(value, int) and not isinstance(value, bool) and upper.endswith(axis) and \
-                ("BLOCK" in upper or upper in (f"B{axis}", f"T{axis}", f"TILE_{axis}")):
-            return value
-    return None
-
-
 def _k_floor(a, b, meta):
     """The K loop stops at a multiple of BLOCK_K: range(K // BLOCK_K) drops the K tail."""
-    bk, k = block_of(meta, "K"), a.shape[1]
+    bk, k = block_along(meta, "K"), a.shape[1]
     if not bk or k % bk == 0:
         return None
     kt = (k // bk) * bk
@@ -397,7 +388,7 @@ def _k_floor(a, b, meta):
 
 def _k_one_step_short(a, b, meta):
     """The K loop runs one step too few: range(tl.cdiv(K, BLOCK_K) - 1)."""
-    bk, k = block_of(meta, "K"), a.shape[1]
+    bk, k = block_along(meta, "K"), a.shape[1]
     if not bk or k % bk:
         return None  # for K not a multiple, this is _k_floor
     kt = k - bk
@@ -405,7 +396,7 @@ def _k_one_step_short(a, b, meta):
 
 
 def _k_first_step_only(a, b, meta):
-    bk, k = block_of(meta, "K"), a.shape[1]
+    bk, k = block_along(meta, "K"), a.shape[1]
     if not bk or bk >= k:
         return None
     return a[:, :bk] @ b[:bk, :]
@@ -431,7 +422,11 @@ def _bias_relu_ref(a, b, bias):
 
 
 def _bias_relu_terms(a, b, bias):
-    return a.abs() @ b.abs() + bias.abs()
+    """sum |a_ik b_kj| + |bias_j| (a float32 dot product's error), plus 64 |a @ b|: the product may be rounded to
+    float16 once before the bias is added, as eager's torch.matmul(a, b) + bias does (half an ulp, 2^-11 |a @ b|,
+    is atol 1e-5 x 49; found by a blind tester whose eager-faithful kernel failed on 1 element in 16384)."""
+    prod = a @ b
+    return a.abs() @ b.abs() + bias.abs() + 64 * prod.abs()
 
 
 def _bias_relu_eager(a, b, bias):
@@ -451,8 +446,32 @@ def _bias_per_row(a, b, bias, meta):
     return (a @ b + rows[:, None]).clamp_min(0)
 
 
+def _bias_every_k_step(a, b, bias, meta):
+    """bias added inside the K loop: once per K step instead of once."""
+    bk, k = block_along(meta, "K"), a.shape[1]
+    steps = -(-k // bk) if bk else 0
+    return (a @ b + steps * bias).clamp_min(0) if steps > 1 else None
+
+
+def _bias_across_the_tile(a, b, bias, meta):
+    """bias[:, None] instead of bias[None, :]: the tile's column offsets loaded, then broadcast down its rows, so
+    element (m, n) gets bias[n0 + m % BLOCK_M] (n0 = the tile's first column; 0 past N, the load's other)."""
+    import torch
+    bm, bn = block_along(meta, "M"), block_along(meta, "N")
+    m, n = a.shape[0], b.shape[1]
+    if not bm or bm != bn or (m <= bm and n <= bn):
+        return None  # only a square tile broadcasts a (BLOCK_N, 1) column; one tile: the same as per row
+    rows = torch.arange(m, device=a.device)[:, None] % bm
+    idx = (torch.arange(n, device=a.device)[None, :] // bn) * bn + rows
+    padded = torch.cat([bias, torch.zeros(bm, dtype=bias.dtype, device=bias.device)])
+    return (a @ b + padded[idx.clamp(max=n)].where(idx < n, torch.zeros((), dtype=bias.dtype))).clamp_min(0)
+
+
 EPILOGUE_MISTAKES = (
     Mistake("bias added per row (indexed by offs_m) instead of per column", "epilogue", _bias_per_row),
+    Mistake("bias broadcast down the tile's rows (bias[:, None] instead of bias[None, :])", "epilogue",
+            _bias_across_the_tile),
+    Mistake("bias added in every K step (inside the loop) instead of once", "epilogue", _bias_every_k_step),
     Mistake("no relu", "epilogue", lambda a, b, bias, meta: a @ b + bias),
     Mistake("no bias", "epilogue", lambda a, b, bias, meta: (a @ b).clamp_min(0)),
     Mistake("relu before the bias", "epilogue", lambda a, b, bias, meta: (a @ b).clamp_min(0) + bias),
@@ -538,7 +557,7 @@ def _attention_bytes(size):
 def _online(q, k, v, causal, meta, rescale_acc, rescale_l):
     """The blockwise online softmax with one of its rescales left out (BLOCK_N from the kernel's launch)."""
     import torch
-    bn = block_of(meta, "N")
+    bn = block_along(meta, "N")
     n = q.shape[-2]
     if not bn or bn >= n:
         return None  # one key block: nothing to rescale

@@ -73,7 +73,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
 
     from drills import get_spec
     from . import limits
-    from .diagnose import classify, key_never_changes, relabel_probes
+    from .diagnose import blame_probe_layouts, classify, key_never_changes, relabel_probes
     from .evaluate import describe_exception
     from .lanes import LaneChecker
     from .launches import LaunchRecorder, autotune_evidence, config_label, find_autotuners
@@ -170,6 +170,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
             if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
                 return {**info, "calls": calls, "skipped": skipped}
     relabel_probes(calls)
+    blame_probe_layouts(calls)
     constant_key = key_never_changes(calls, rules)
     if constant_key:  # a grade-wide fact: every call that passed on its own fails it
         for ev in calls:

@@ -6,6 +6,8 @@ unwritten -> offsets.
 """
 from __future__ import annotations
 
+import json
+
 from collections import Counter
 
 from . import limits
@@ -67,16 +69,22 @@ def wrong_other(ev: dict, masked_other) -> dict | None:
     return None
 
 
-def out_of_bounds_category(v: dict, launches: list[dict], rules: dict) -> str:
-    """A tail overrun is the mask: lanes that continue the tensor past its end (the first bad element is the one
-    right after the last) by less than one tile. An address before the start, with a gap after the end, far away
-    or in no tensor comes from the index arithmetic: offsets (1-D) or indexing (2-D), or the drill's own word."""
-    named = (rules.get("input_categories") or {}).get(v.get("tensor", "").removeprefix("input "))
-    if named and not v.get("inside_no_tensor"):  # the drill says what touching this input wrongly means
-        return named
+def tail_overrun(v: dict, launches: list[dict]) -> bool:
+    """Lanes that continue a tensor past its end (the first bad element is the one right after the last) by less
+    than one tile: a missing edge mask."""
     tile = max((l.get("tile_elems") or 0 for l in launches), default=0) or 1024
     past_end = v["side"] in ("after", "mixed") and not v.get("inside_no_tensor")
-    if past_end and v["first_elem"] <= v["numel"] and v.get("last_elem", v["first_elem"]) < v["numel"] + tile:
+    return past_end and v["first_elem"] <= v["numel"] and v.get("last_elem", v["first_elem"]) < v["numel"] + tile
+
+
+def out_of_bounds_category(v: dict, launches: list[dict], rules: dict, values_right: bool = False) -> str:
+    """A tail overrun is the mask. An address before the start, with a gap after the end, far away or in no tensor
+    comes from the index arithmetic: offsets (1-D) or indexing (2-D), or the drill's own word for that input (bias ->
+    epilogue), unless the values came out right from a tail overrun there: then only its edge mask is missing."""
+    named = (rules.get("input_categories") or {}).get(v.get("tensor", "").removeprefix("input "))
+    if named and not v.get("inside_no_tensor") and not (values_right and tail_overrun(v, launches)):
+        return named
+    if tail_overrun(v, launches):
         return "mask"
     if v.get("inside_no_tensor") and v["side"] == "after" and v["first_elem"] == v["numel"]:
         # A whole access starting right after the end: a program with no data at all (a grid or a row bound
@@ -138,7 +146,8 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                          "strides": ev.get("got_strides"), "expected_strides": ev.get("expected_strides")}
     if ev.get("violations"):
         v = first_violation(ev["violations"])
-        return out_of_bounds_category(v, launches, rules), {"violation": v}
+        values_right = not ev.get("wrong") and not ev.get("unwritten")
+        return out_of_bounds_category(v, launches, rules, values_right), {"violation": v}
     for g in ev.get("guard_hits", []):  # CUDA: the guard band says how far past the end the writes went
         as_lanes = {"side": "after" if g["after"] else "before", "numel": g["numel"],
                     "first_elem": g["numel"] + (g.get("first_after") or 0),
@@ -188,12 +197,16 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         if issued is None and cov is not None and cov < numel:  # CUDA: one tile per program, BLOCK-sized
             return "grid", detail
         bad_tiles = sum(1 for c in tiles if c != "o")
+        # Whole tiles unwritten by a launch with enough programs: in 1-D the offsets put tiles in the wrong place; a
+        # 2-D kernel's program-id -> (row tile, column tile) mapping skipped some (a GROUP_M swizzle without min()).
+        misplaced = ("grid", {**detail, "mapping": True}) if rules.get("index_category") == "indexing" else \
+            ("offsets", detail)
         if tiles and bad_tiles > len(tiles) / 2:
-            return "offsets", detail
+            return misplaced
         if tiles and "." not in tiles[:-1] and tiles.endswith("."):
             return "mask", {**detail, "too_strict": True}
         if issued is not None:
-            return "offsets", detail
+            return misplaced
         return "unwritten", detail
     if ev.get("wrong"):
         if ev.get("duplicates"):
@@ -264,6 +277,21 @@ def relabel_probes(calls: list[dict]) -> None:
         if c.get("probe") and c["category"] == c.get("probe_category") and c["category"] != plain["category"]:
             c["category"] = plain["category"]
             c["detail"] = dict(c.get("detail") or {}, probe_relabelled=True)
+
+
+def blame_probe_layouts(calls: list[dict]) -> None:
+    """An out-of-bounds access seen only on a probe's inputs, at a size whose ordinary inputs passed (b = w.t() at
+    100x40x257): the probe's category names it (a kernel that assumes a contiguous layout reads past the end of a
+    transposed view: `strides`, not a missing mask). Runs after relabel_probes; no effect when an ordinary call
+    failed."""
+    if any(not c.get("probe") and c.get("category") for c in calls):
+        return
+    passed = {json.dumps(c.get("size")) for c in calls if not c.get("probe") and c.get("category") is None}
+    for c in calls:
+        if c.get("probe") and c.get("category") and c.get("probe_category") and c["category"] != c["probe_category"] \
+                and memory_evidence(c.get("detail") or {}) and json.dumps(c.get("size")) in passed:
+            c["category"] = c["probe_category"]
+            c["detail"] = dict(c["detail"], probe=c["probe"], probe_only=True)
 
 
 def key_never_changes(calls: list[dict], rules: dict) -> dict | None:

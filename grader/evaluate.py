@@ -6,6 +6,7 @@ import traceback
 import numpy as np
 import torch
 
+from .launches import block_along
 from .memory import Memory, is_sentinel
 
 
@@ -171,7 +172,26 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     tile_wrong = torch.nn.functional.pad(wrong, (0, pad)).view(tiles, block).any(dim=1).cpu()
     status = np.where(tile_unwritten.numpy(), ".", np.where(tile_wrong.numpy(), "x", "o"))
     ev["tiles"] = {"block": block, "status": "".join(status.tolist())}
+    if out.dim() == 2:  # a tiled 2-D kernel (matmul): also the map of its BLOCK_M x BLOCK_N tiles, for the report
+        meta = next((l.get("meta") for l in recorder_launches if l.get("meta")), None) or {}
+        bm, bn = block_along(meta, "M"), block_along(meta, "N")
+        if bm and bn:
+            ev["tiles_2d"] = tile_grid(unwritten.view(out.shape), wrong.view(out.shape), bm, bn)
     return ev
+
+
+def tile_grid(unwritten: torch.Tensor, wrong: torch.Tensor, bm: int, bn: int) -> dict:
+    """Status of each BLOCK_M x BLOCK_N tile of a 2-D output, row-major: '.' some element unwritten, 'x' some
+    wrong, 'o' right."""
+    m, n = unwritten.shape
+    tm, tn = -(-m // bm), -(-n // bn)
+
+    def per_tile(mask):
+        padded = torch.nn.functional.pad(mask.to(torch.uint8), (0, tn * bn - n, 0, tm * bm - m))
+        return padded.view(tm, bm, tn, bn).amax(dim=(1, 3)).bool().cpu().numpy()
+
+    status = np.where(per_tile(unwritten), ".", np.where(per_tile(wrong), "x", "o"))
+    return {"block": [bm, bn], "shape": [m, n], "rows": tm, "cols": tn, "status": "".join(status.reshape(-1).tolist())}
 
 
 def work_per_program(per_launch: dict, memory: Memory, launches: list[dict]) -> dict | None:

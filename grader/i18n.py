@@ -36,6 +36,9 @@ M = {
     "fix": {"en": "Fix", "zh": "怎么改"},
     "sizes": {"en": "sizes", "zh": "尺寸"},
     "tiles": {"en": "tiles (n={n}, BLOCK={block}, {tiles} tiles)", "zh": "tile 图（n={n}，BLOCK={block}，共 {tiles} 块）"},
+    "tiles_2d": {"en": "tiles of the {m}x{n} output (BLOCK {bm}x{bn}: {rows} rows x {cols} columns of tiles; each line "
+                       "starts at that row)",
+                 "zh": "{m}x{n} 输出的 tile 图（BLOCK {bm}x{bn}：{rows} 行 x {cols} 列 tile；每行开头是起始行号）"},
     "legend": {"en": "■ ok   ✗ wrong   · unwritten   ! out of bounds",
                "zh": "■ 正确   ✗ 值错   · 没写   ! 越界"},
     "first_bad": {"en": "first bad element", "zh": "第一个错的元素"},
@@ -389,6 +392,24 @@ DIAGNOSES = {
                        "{numel}), program {program}: bias is indexed by the wrong offsets",
                  "zh": "epilogue 里对 `{tensor}` 的 load 有 {lanes} 条 lane 越界（元素 {first}，它只有 {numel} 个），"
                        "program {program}：bias 用错了偏移"}},
+    "grid-map": {
+        "what": {"en": "{programs} programs ran, but {unwritten} of {numel} output elements were never written: no "
+                       "program computed some output tiles (the program id -> (row tile, column tile) mapping skips "
+                       "them)",
+                 "zh": "运行了 {programs} 个 program，但 {numel} 个输出元素里有 {unwritten} 个没有被写：有些输出 tile 没有任何"
+                       " program 计算（program id 到（行 tile，列 tile）的映射漏掉了它们）"},
+        "fix": {"en": "The mapping from tl.program_id to tiles must reach each of cdiv(M, BLOCK_M) x cdiv(N, BLOCK_N) "
+                      "tiles exactly once. In a grouped (GROUP_M) ordering the last group can be smaller: group_size_m "
+                      "= min(num_pid_m - first_pid_m, GROUP_M). With a 2-D grid, each axis counts the tiles of the dim "
+                      "its program_id picks.",
+                "zh": "从 tl.program_id 到 tile 的映射必须恰好覆盖 cdiv(M, BLOCK_M) x cdiv(N, BLOCK_N) 个 tile 各一次。"
+                      "分组（GROUP_M）顺序里最后一组可能更小：group_size_m = min(num_pid_m - first_pid_m, GROUP_M)。"
+                      "用二维 grid 时，每一维的大小要等于该维 program_id 所选那个维度的 tile 数。"}},
+    "strides-oob": {
+        "what": {"en": "right on fresh tensors, but on {probe} a {kind} reached {lanes} lanes past `{tensor}` "
+                       "(element {first}; it has {numel}), program {program}: the kernel assumes a contiguous layout",
+                 "zh": "新建的张量上正确，但在 {probe} 上 {kind} 有 {lanes} 条 lane 越过了 `{tensor}`（元素 {first}，"
+                       "它只有 {numel} 个），program {program}：kernel 假设了连续的内存布局"}},
     "scale": {
         "what": {"en": "{wrong} of {numel} values differ from softmax(q k^T / sqrt(D)) v: they match attention with "
                        "{mistake}",

@@ -206,3 +206,13 @@ def autotune_evidence(tuners: list, min_configs: int) -> dict:
     elif not keys:
         ev["problem"] = "no-key"
     return ev
+
+
+def block_along(meta: dict, axis: str) -> int | None:
+    """The kernel's block size along `axis` ("K", "N"), whatever the learner called it: BLOCK_K, BLOCK_SIZE_K, BK."""
+    for name, value in meta.items():
+        upper = name.upper()
+        if isinstance(value, int) and not isinstance(value, bool) and upper.endswith(axis) and \
+                ("BLOCK" in upper or upper in (f"B{axis}", f"T{axis}", f"TILE_{axis}")):
+            return value
+    return None

@@ -113,6 +113,11 @@ def explain(v, lang: str) -> tuple[str, str]:
     elif cat == "mask" and d.get("too_strict"):
         key = "mask-strict"
         kw.update(unwritten=d.get("unwritten"))
+    elif d.get("violation") and f"{cat}-oob" in DIAGNOSES:  # the drill's word for it (bias; a probe's layout)
+        viol = d["violation"]
+        key = f"{cat}-oob"
+        kw.update(tensor=viol["tensor"], lanes=viol["lanes"], first=viol["first_elem"], numel=viol["numel"],
+                  program=viol["program"], kind=f"tl.{viol['kind']}", probe=d.get("probe"))
     elif d.get("violation"):  # an out-of-bounds address that is not a tail overrun: index arithmetic
         viol = d["violation"]
         key = "oob-index"
@@ -134,7 +139,9 @@ def explain(v, lang: str) -> tuple[str, str]:
     elif cat == "grid":
         kw.update(programs=d.get("programs"), block=d.get("block"), coverage=d.get("coverage"),
                   numel=d.get("numel"), unwritten=d.get("unwritten"))
-        if d.get("issued"):
+        if d.get("mapping"):
+            key = "grid-map"
+        elif d.get("issued"):
             key = "grid-issued"
         elif d.get("axes"):
             key = "grid-axes"
@@ -182,6 +189,21 @@ def source_excerpt(lines: list[str], line: int | None, context: int = 1) -> Text
         mark = "➜" if n == line else " "
         style = "bold yellow" if n == line else "dim"
         out.append(f"  {mark} {n:4d} │ {lines[n - 1]}\n", style=style)
+    return out
+
+
+def tile_map_2d(grid: dict, lang: str) -> Text:
+    """One cell per BLOCK_M x BLOCK_N tile of a 2-D output, one line per row of tiles (a matmul's C)."""
+    (m, n), (bm, bn), cols = grid["shape"], grid["block"], grid["cols"]
+    out = Text()
+    out.append("  " + t("tiles_2d", lang, m=m, n=n, bm=bm, bn=bn, rows=grid["rows"], cols=cols) + "\n")
+    for r in range(grid["rows"]):
+        out.append(f"  {r * bm:>6} ")
+        for c in grid["status"][r * cols:(r + 1) * cols]:
+            sym, style = TILE_STYLE[c]
+            out.append(sym, style=style)
+        out.append("\n")
+    out.append("         " + t("legend", lang) + "\n", style="dim")
     return out
 
 
@@ -263,7 +285,10 @@ def render(v, lang: str) -> Group:
         parts.append(sizes_row(v.cases))
     if v.skipped:
         parts.append(skipped_line(v.skipped, lang))
-    if focus.get("tiles") and len(focus["tiles"]["status"]) > 0:
+    grid2d = focus.get("tiles_2d")
+    if grid2d and grid2d["cols"] <= TILE_ROW and len(grid2d["status"]) <= MAX_CELLS:
+        parts.append(tile_map_2d(grid2d, lang))
+    elif focus.get("tiles") and len(focus["tiles"]["status"]) > 0:
         parts.append(tile_map(focus["tiles"], focus.get("numel", 0), lang))
     fb = focus.get("first_bad")
     if fb:
