@@ -8,9 +8,11 @@ softmax in float32: a running max m, a running sum l and an accumulator acc. Thr
 - causal:  which (query, key) pairs a causal model may use;
 - rescale: one online-softmax step: the new max, the rescale factor for what was accumulated against the old
            max, the block's probabilities, and the updates of l and acc.
-The grader uses S that is not a multiple of any block (1, 17, 100, 130), D in {16, 32, 64}, causal and not, scores
-large enough to overflow exp without the max, and keys whose scores grow along the row (the max rises in every
-block). It counts what each call stores: the output alone. Stuck? `drill hint attention`.
+The grader uses S that is not a multiple of any block (1, 17, 100, 130, and 300 for rising scores), D in {16, 32,
+64} (on a GPU also D = 128 and S = 1000, 2051), causal and not, scores large enough to overflow exp without the max,
+and keys whose scores grow along the row (the max rises in every block). It counts what each call stores: the
+output alone (an autotuned kernel is run once per config, each pinned, so its tuning runs never count). Stuck?
+`drill hint attention`.
 """
 import math
 

@@ -402,7 +402,17 @@ def _k_first_step_only(a, b, meta):
     return a[:, :bk] @ b[:bk, :]
 
 
+def _k_last_step_only(a, b, meta):
+    """acc = tl.dot(a, b) instead of acc += (or acc = tl.dot(a, b, acc)): each K step overwrites the last."""
+    bk, k = block_along(meta, "K"), a.shape[1]
+    if not bk or bk >= k:
+        return None
+    last = ((k - 1) // bk) * bk
+    return a[:, last:] @ b[last:, :]
+
+
 K_LOOP_MISTAKES = (Mistake("the K loop drops the K tail (K // BLOCK_K steps)", "k-loop", _k_floor),
+                   Mistake("each K step overwrites the accumulator (acc = tl.dot(a, b))", "k-loop", _k_last_step_only),
                    Mistake("the K loop runs one step too few", "k-loop", _k_one_step_short),
                    Mistake("only the first K step is accumulated", "k-loop", _k_first_step_only))
 MATMUL_PROBES = (Probe("b = w.t()", _mm_b_transposed, ((100, 40, 257),), "strides"),
@@ -494,6 +504,33 @@ def _qkv(scale=1.0):
     def make(size, gen):
         return tuple(normal(size, gen, dtype="float16", scale=scale) for _ in range(3))
     return make
+
+
+def _qkv_bshd(size, gen):
+    """q, k, v as the (B, S, H, D) projections of a model leave them, viewed as (B, H, S, D): x.transpose(1, 2),
+    strides (S*H*D, D, H*D, 1). A kernel must read them through their strides."""
+    b, h, s, d = size
+    return tuple(normal((b, s, h, d), gen, dtype="float16").transpose(1, 2) for _ in range(3))
+
+
+def _qkv_negative(size, gen):
+    """Every score far below zero (q >= 0, k <= 0, q.k / sqrt(D) < -20): exact for softmax (shift-invariant), but a
+    running max that starts at 0 instead of -inf makes every p underflow."""
+    q = normal(size, gen, dtype="float32").abs() * 6 + 1
+    k = -(normal(size, gen, dtype="float32").abs() * 6 + 1)
+    return q.half(), k.half(), normal(size, gen, dtype="float16")
+
+
+def _qkv_steep(size, gen):
+    """Scores that rise by ~30 from one key to the next: under a causal mask a row's visible keys score far below
+    the masked ones in its block, so a mask applied after the max (or after exp) lets those into m and every
+    visible p underflows."""
+    import torch
+    b, h, s, d = size
+    q = normal(size, gen, dtype="float32").abs() * 0.1 + 1.0
+    ramp = torch.arange(s, dtype=torch.float32, device=gen.device)[None, None, :, None] * (30.0 / math.sqrt(d))
+    k = ramp.expand(b, h, s, d).contiguous()  # q.k / sqrt(D) ~ sqrt(D) * 30 / sqrt(D) = 30 per key
+    return q.half(), k.half(), normal(size, gen, dtype="float16")
 
 
 def _qkv_rising(size, gen):
@@ -589,7 +626,19 @@ def _causal_shift(shift):
     return ref
 
 
+def _keys_floor(q, k, v, meta, causal=False):
+    """The key loop runs S // BLOCK_N blocks: the last, partial block of keys is never seen (a row that sees no key
+    at all, as every row when S < BLOCK_N, comes out 0/0 = NaN, as the kernel's does)."""
+    bn, n = block_along(meta, "N"), q.shape[-2]
+    if not bn or n % bn == 0:
+        return None
+    s = _scores(q, k, causal=causal)
+    s[..., (n // bn) * bn:] = float("-inf")
+    return s.softmax(-1) @ v
+
+
 ATTENTION_MISTAKES = (
+    Mistake("the key loop drops the last partial block (S // BLOCK_N blocks)", "k-loop", _keys_floor),
     Mistake("no 1/sqrt(D) scale", "scale", _scaled(lambda d: 1.0)),
     Mistake("1/D instead of 1/sqrt(D)", "scale", _scaled(lambda d: 1.0 / d)),
     Mistake("exp2 without log2(e) folded into the scale", "scale", _scaled(lambda d: math.log(2) / math.sqrt(d))),
@@ -686,7 +735,10 @@ SPECS += [
                       kwargs={"causal": True}),
                 Probe("large scores", _qkv(scale=12.0), ((1, 2, 100, 64),), "stability"),
                 Probe("rising max", _qkv_rising, ((1, 1, 300, 32),), "rescale"),
-                Probe("rising max, causal", _qkv_rising, ((1, 1, 300, 32),), "rescale", kwargs={"causal": True})),
+                Probe("rising max, causal", _qkv_rising, ((1, 1, 300, 32),), "rescale", kwargs={"causal": True}),
+                Probe("negative scores", _qkv_negative, ((1, 2, 100, 64),), "stability"),
+                Probe("steep scores, causal", _qkv_steep, ((1, 1, 100, 32),), "causal", kwargs={"causal": True}),
+                Probe("q, k, v = x.transpose(1, 2)", _qkv_bshd, ((2, 2, 17, 32), (1, 2, 100, 64)), "strides")),
         mistakes=ATTENTION_MISTAKES,
         max_launches=1,
         byte_model=_attention_bytes,

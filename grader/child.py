@@ -169,6 +169,10 @@ def grade(a, interpreted: bool, started: float) -> dict:
                 budget.saw_failure()
             if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
                 return {**info, "calls": calls, "skipped": skipped}
+    if configs[0][0] is not None and not any(c["category"] for c in calls):
+        tuned = tuning_call(runner, configs[0][0], spec, a.seed, interpreted)
+        if tuned is not None:
+            calls.append(tuned)
     relabel_probes(calls)
     blame_probe_layouts(calls)
     constant_key = key_never_changes(calls, rules)
@@ -236,6 +240,27 @@ def run_timing(spec, entry, device_name, learner_file) -> dict:
         if exc["line"] is None:  # the failure is in the grader's timing, not the learner's code: no verdict on it
             return {"category": None, "skipped": f"{exc['type']}: {exc['message'].splitlines()[0][:200]}"}
         return {"category": "error", "exception": exc}
+
+
+def tuning_call(runner, tuner, spec, seed, interpreted: bool) -> dict | None:
+    """One call as @triton.autotune really runs it: the tuner benchmarks every config on the call's own arguments
+    (GPU: many runs each; interpreter: one each, through a stand-in for its benchmarker), then runs the best. A
+    kernel that accumulates into its output (atomics, split-K) without reset_to_zero comes out several times too
+    large, although every config was right on its own. Only a values failure is kept: the benchmark runs' extra
+    launches and bytes are the tuner's, not the learner's."""
+    from contextlib import nullcontext
+
+    from .launches import benchmark_once
+
+    size = spec.sizes[1] if len(spec.sizes) > 1 else spec.sizes[0]
+    with (benchmark_once(tuner) if interpreted else nullcontext()):
+        ev, _ = runner.call(size, seed * 1000 + 7, 0, None, None)
+    if ev.get("skipped") or ev.get("exception") or not ev.get("wrong") or ev.get("unwritten"):
+        return None
+    ev.update(config="as tuned", category="wrong-values",
+              detail={"tuning": True, "wrong": ev["wrong"], "numel": ev.get("numel"),
+                      "configs": len(getattr(tuner, "configs", []))})
+    return ev
 
 
 def picked_config(runner, tuner, size, seed) -> str | None:

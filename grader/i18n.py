@@ -369,17 +369,27 @@ DIAGNOSES = {
         "what": {"en": "right on fresh tensors, wrong on {probe} ({wrong} of {numel} values): the kernel assumes a "
                        "contiguous layout",
                  "zh": "新建的张量上正确，{probe} 上出错（{numel} 个值里有 {wrong} 个）：kernel 假设了连续的内存布局"},
-        "fix": {"en": "Build every pointer from the strides the wrapper passes: a_ptr + offs_m[:, None] * stride_am + "
-                      "offs_k[None, :] * stride_ak (and likewise for B). b = w.t() has stride_bk == 1, stride_bn == K.",
-                "zh": "每个指针都用 wrapper 传进来的 stride 计算：a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * "
-                      "stride_ak（B 同理）。b = w.t() 的 stride_bk == 1、stride_bn == K。"}},
+        "fix": {"en": "Pass each tensor's own strides (x.stride(), one per dim, never another tensor's) and build every "
+                      "pointer from them: a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak for a "
+                      "matmul's A (b = w.t() has stride_bk == 1, stride_bn == K); q_ptr + b * stride_qb + h * stride_qh "
+                      "+ offs_m[:, None] * stride_qs + offs_d[None, :] * stride_qd for attention's q (x.transpose(1, 2) "
+                      "of a (B, S, H, D) tensor has stride_qh == D). Advance a pointer by BLOCK * that stride.",
+                "zh": "传每个张量自己的 stride（x.stride()，每维一个，不要用别的张量的），并且每个指针都用它们计算：矩阵乘 A 的 "
+                      "a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak（b = w.t() 的 stride_bk == 1、"
+                      "stride_bn == K）；attention 的 q 是 q_ptr + b * stride_qb + h * stride_qh + offs_m[:, None] * "
+                      "stride_qs + offs_d[None, :] * stride_qd（(B, S, H, D) 张量的 x.transpose(1, 2) 的 stride_qh == D）。"
+                      "指针前进时也要乘以这个 stride：BLOCK * stride。"}},
     "k-loop": {
-        "what": {"en": "{wrong} of {numel} values differ from the reference: they match a matmul in which {mistake}",
-                 "zh": "{numel} 个值里有 {wrong} 个与参考结果不同：它们恰好等于这样一个矩阵乘——{mistake}"},
-        "fix": {"en": "Loop over all of K: for k in range(0, tl.cdiv(K, BLOCK_K)), masking the last step's lanes with "
-                      "k_left = K - k * BLOCK_K (other=0.0), and accumulate every step: acc = tl.dot(a, b, acc).",
-                "zh": "K 要全部循环完：for k in range(0, tl.cdiv(K, BLOCK_K))，最后一步的 lane 用 k_left = K - k * BLOCK_K "
-                      "做 mask（other=0.0），每一步都要累加：acc = tl.dot(a, b, acc)。"}},
+        "what": {"en": "{wrong} of {numel} values differ from the reference: they match the result when {mistake}",
+                 "zh": "{numel} 个值里有 {wrong} 个与参考结果不同：它们恰好等于这种情况的结果——{mistake}"},
+        "fix": {"en": "Loop over every block of the reduced dim, the partial last one included: for k in range(0, "
+                      "tl.cdiv(K, BLOCK_K)) (attention: for start_n in range(0, S, BLOCK_N)), mask the last block's "
+                      "lanes (k_left = K - k * BLOCK_K, other=0.0; keys past S get -inf scores), and accumulate every "
+                      "step: acc = tl.dot(a, b, acc).",
+                "zh": "被归约的那一维要按块全部循环完，包括最后不满的一块：for k in range(0, tl.cdiv(K, BLOCK_K))（attention："
+                      "for start_n in range(0, S, BLOCK_N)），最后一块的 lane 要 mask（k_left = K - k * BLOCK_K，"
+                      "other=0.0；超过 S 的 key 分数设为 -inf），每一步都要累加：acc = tl.dot(a, b, acc)。"}},
+
     "epilogue": {
         "what": {"en": "{wrong} of {numel} values differ from relu(a @ b + bias): they match {mistake}",
                  "zh": "{numel} 个值里有 {wrong} 个与 relu(a @ b + bias) 不同：它们恰好等于 {mistake}"},
@@ -392,6 +402,17 @@ DIAGNOSES = {
                        "{numel}), program {program}: bias is indexed by the wrong offsets",
                  "zh": "epilogue 里对 `{tensor}` 的 load 有 {lanes} 条 lane 越界（元素 {first}，它只有 {numel} 个），"
                        "program {program}：bias 用错了偏移"}},
+    "wrong-values-tuning": {
+        "what": {"en": "right with each of the {configs} configs pinned, but as @triton.autotune really runs it "
+                       "(every config benchmarked on this call's own tensors, then the best one) {wrong} of {numel} "
+                       "values are wrong: the benchmark runs added into the output",
+                 "zh": "{configs} 个配置分别固定时都正确，但按 @triton.autotune 真实的方式运行（每个配置先在这次调用自己的"
+                       "张量上跑基准，再跑最好的那个）时，{numel} 个值里有 {wrong} 个错误：基准运行把结果累加进了输出"},
+        "fix": {"en": "A kernel that accumulates into its output (tl.atomic_add, split-K) must start from zero on every "
+                      "run: @triton.autotune(..., reset_to_zero=['c_ptr']) zeroes it before each benchmark run (or "
+                      "restore_value=[...] puts it back).",
+                "zh": "累加进输出的 kernel（tl.atomic_add、split-K）每次运行都必须从零开始：@triton.autotune(..., "
+                      "reset_to_zero=['c_ptr']) 会在每次基准运行前清零（或用 restore_value=[...] 恢复原值）。"}},
     "grid-map": {
         "what": {"en": "{programs} programs ran, but {unwritten} of {numel} output elements were never written: no "
                        "program computed some output tiles (the program id -> (row tile, column tile) mapping skips "

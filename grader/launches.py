@@ -185,6 +185,23 @@ def pinned(tuner, config):
         del tuner._drill_all_configs
 
 
+@contextmanager
+def benchmark_once(tuner):
+    """The tuner's benchmarker replaced by one run of each config (the interpreter has no GPU to time on): its
+    pre_hook (reset_to_zero, restore_value) and post_hook run around each, as in Triton's own benchmarking. Every
+    config gets the same time, so the tuner keeps the first."""
+    had = "do_bench" in vars(tuner)
+    saved = vars(tuner).get("do_bench")
+    vars(tuner)["do_bench"] = lambda kernel_call, quantiles=None, **kw: (kernel_call(), [1.0, 1.0, 1.0])[1]
+    try:
+        yield
+    finally:
+        if had:
+            vars(tuner)["do_bench"] = saved
+        else:
+            vars(tuner).pop("do_bench", None)
+
+
 def autotune_evidence(tuners: list, min_configs: int) -> dict:
     """What the autotune drills require of the learner's @triton.autotune: >= min_configs configs that differ in
     BLOCK and in num_warps, and a non-empty key naming kernel arguments. `problem` is None when all hold."""

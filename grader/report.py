@@ -165,7 +165,9 @@ def explain(v, lang: str) -> tuple[str, str]:
             kw["labels"] = "; ".join(d.get("labels") or []) or "-"
     elif cat in ("unwritten", "wrong-values", "strides", "k-loop", "epilogue", "scale", "causal", "rescale"):
         kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"), probe=d.get("probe"),
-                  mistake=(d.get("mistake") or {}).get("name") or "a known mistake")
+                  mistake=(d.get("mistake") or {}).get("name") or "a known mistake", configs=d.get("configs"))
+        if d.get("tuning"):  # right with each config pinned, wrong once the autotuner's benchmark runs happened
+            key = "wrong-values-tuning"
         if d.get("violation"):  # an input the drill names (bias) read out of bounds
             viol = d["violation"]
             key = f"{cat}-oob"
