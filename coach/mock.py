@@ -195,7 +195,8 @@ class Mock:
     def start(self) -> None:
         self.t0 = self.clock()
         for t in self.tasks:
-            t.seen = self.stamp(t.path)
+            if t.seen is None:  # prepare() stamps the skeletons it writes; tasks made elsewhere start from now
+                t.seen = self.stamp(t.path)
         self.emit("code-start")
 
     def tick(self) -> None:
@@ -397,7 +398,9 @@ def prepare(folder: Path, drill_names: list[str], question_ids: list[str]) -> tu
         spec = drills.get_spec(name)
         path = folder / f"{spec.slug}.py"
         path.write_text(spec.skeleton_path.read_text(encoding="utf-8"), encoding="utf-8")
-        tasks.append(CodeTask(drill=name, path=path))
+        # The stamp of what drill wrote, taken now: a save made while the mock is still starting (its warm worker
+        # can take seconds) differs from it and is graded at the first tick.
+        tasks.append(CodeTask(drill=name, path=path, seen=file_stamp(path)))
     table = checkpoints()
     qs = [Question(cid=cid, text=table[cid].get("question") or {}, answer=table[cid].get("answer") or {},
                    rubric=table[cid].get("rubric") or []) for cid in question_ids if cid in table]

@@ -302,3 +302,18 @@ def test_the_coding_clock_is_longer_when_a_tensor_core_drill_is_drawn():
     assert M.coding_minutes(["mask"], None) == M.DEFAULT_CODE_MINUTES
     assert M.coding_minutes(["mask", "attention"], None) == 40
     assert M.coding_minutes(["attention"], 5) == 5  # --minutes wins
+
+
+def test_a_save_made_while_the_mock_is_starting_is_graded(tmp_path):
+    """The skeletons' stamps are taken when drill writes them: a save that lands before start() (the warm worker
+    can take seconds to start) is a change, graded at the first tick, not the new baseline. (A race the
+    SIGTERM test in test_worker.py lost under load.)"""
+    import os
+    mock, clock, grader = setup(tmp_path)
+    t = mock.tasks[0]
+    solve(t)()
+    st = os.stat(t.path)
+    os.utime(t.path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # a later mtime even on a coarse clock
+    mock.start()
+    mock.tick()
+    assert t.attempts == 1 and t.passed
