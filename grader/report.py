@@ -168,11 +168,6 @@ def explain(v, lang: str) -> tuple[str, str]:
                   mistake=(d.get("mistake") or {}).get("name") or "a known mistake", configs=d.get("configs"))
         if d.get("tuning"):  # right with each config pinned, wrong once the autotuner's benchmark runs happened
             key = "wrong-values-tuning"
-        if d.get("violation"):  # an input the drill names (bias) read out of bounds
-            viol = d["violation"]
-            key = f"{cat}-oob"
-            kw.update(tensor=viol["tensor"], lanes=viol["lanes"], first=viol["first_elem"], numel=viol["numel"],
-                      program=viol["program"])
     if d.get("returned_input") and key == cat:
         key = "returned-input"
         kw["tensor"] = d["returned_input"]
