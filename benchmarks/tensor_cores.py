@@ -79,12 +79,12 @@ def drill_report(name: str, repeats: int, device_name: str) -> dict:
     import torch
 
     from drills import get_spec
+    from grader.data import draw
     from grader.timing import ROUNDS
 
     spec = get_spec(name)
     size = spec.bench_size
-    gen = torch.Generator().manual_seed(0)
-    args = [t.cuda() for t in spec.make_inputs(size, gen)]
+    args = draw(spec, size, 0, "cuda")
     flops = spec.flops(size)
     versions = {"reference": load_entry(spec.solution_path, spec.entry),
                 "known-slow": load_entry(KNOWN_SLOW[name], spec.entry)}

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from coach.store import atomic_write_text
 
-from .data import numel_of, size_label
+from .data import draw, numel_of, size_label
 
 DEFAULT_SIZES = tuple(2 ** i for i in range(12, 28))
 CANDIDATE, EAGER, STATIC, DYNAMIC = "yours", "eager", "compile", "compile†"
@@ -321,10 +321,7 @@ def child_main(a) -> int:
 
 
 def _inputs(spec, size, device: str = "cuda"):
-    """The drill's inputs at `size`, drawn on `device` (at 8192^2 fp16 a CPU draw takes seconds)."""
-    import torch
-    gen = torch.Generator(device=device).manual_seed(numel_of(size) % (2 ** 31))
-    return [t.to(device) for t in spec.make_inputs(size, gen)]
+    return draw(spec, size, numel_of(size) % (2 ** 31), device)
 
 
 def _bytes(spec, size, args, out) -> int:
@@ -336,24 +333,15 @@ def _bytes(spec, size, args, out) -> int:
 
 
 def wrong_elements(spec, args, out) -> int | None:
-    """Elements of `out` outside the drill's tolerance of the float64 reference (atol x the error scale where the
-    drill has one, as in grading); None when the reference does not fit in memory (attention at S = 8192)."""
+    """grader.evaluate.count_wrong's count, or None when the float64 reference does not fit in memory (attention at
+    S = 8192)."""
     import torch
 
-    from .evaluate import _close
+    from .evaluate import count_wrong
     try:
-        as64 = [t.double() for t in args]
-        ref = spec.reference(*as64, **spec.kwargs)
-        if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(ref.shape):
-            return int(ref.numel())
-        rtol, atol = spec.tolerance_for(str(out.dtype).replace("torch.", ""))
-        if spec.error_scale is not None:
-            atol = atol * spec.error_scale(*as64, **spec.kwargs).reshape(-1)
-        return int((~_close(out.double().reshape(-1), ref.reshape(-1), rtol, atol)).sum())
+        return count_wrong(spec, args, out)[0]
     except torch.OutOfMemoryError:
         return None
-    finally:
-        as64 = ref = None
 
 
 def static_compile(fn, args, kwargs):

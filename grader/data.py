@@ -24,6 +24,14 @@ def numel_of(size) -> int:
     return n
 
 
+def draw(spec, size, seed: int, device: str) -> list:
+    """The drill's inputs at `size`, drawn with a generator on `device` (a CPU draw of 4096^2 float16 values takes
+    a second; the input makers draw on their generator's device)."""
+    import torch
+    gen = torch.Generator(device=device).manual_seed(seed)
+    return [t.to(device) for t in spec.make_inputs(size, gen)]
+
+
 def size_label(size) -> str:
     """How a size is named in messages: "n=16,777,233" (1-D) or the shape, "4096x4096x4096"."""
     return f"n={size:,}" if isinstance(size, int) else "x".join(str(int(s)) for s in size)

@@ -283,13 +283,13 @@ def _time_one(spec, entry, size, say) -> dict:
     import torch
     from triton.runtime.jit import JITFunction
 
-    from .data import numel_of
+    from .data import draw, numel_of
     from .launches import bound_arguments, block_of
     from .timing import bench_ms, median_of_medians, progress_writer
 
     say = say or progress_writer()
     n = numel_of(size)
-    inputs = [t.cuda() for t in spec.make_inputs(size, torch.Generator().manual_seed(7))]
+    inputs = draw(spec, size, 7, "cuda")
     captured = []
     original = JITFunction.run
 

@@ -7,6 +7,7 @@ and SIGHUP, whichever thread the grade was running on.
 """
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -41,20 +42,16 @@ def bytecode_env() -> dict:
             "PYTHONPYCACHEPREFIX": os.environ.get("PYTHONPYCACHEPREFIX") or os.path.join(base, "drill", "pycache")}
 
 
-_BYTECODE: list = []
-
-
+@functools.lru_cache(maxsize=None)
 def _torch_has_bytecode() -> bool | None:
     """Is torch's __init__ compiled beside its source? None when torch is not found (the child will say so).
     Located without importing torch (the CLI's parent never does); asked once per process."""
-    if not _BYTECODE:
-        import importlib.util
-        try:
-            origin = importlib.util.find_spec("torch").origin
-            _BYTECODE.append(os.path.exists(importlib.util.cache_from_source(origin)))
-        except (AttributeError, ImportError, ValueError, NotImplementedError):
-            _BYTECODE.append(None)
-    return _BYTECODE[0]
+    import importlib.util
+    try:
+        origin = importlib.util.find_spec("torch").origin
+        return os.path.exists(importlib.util.cache_from_source(origin))
+    except (AttributeError, ImportError, ValueError, NotImplementedError):
+        return None
 
 
 def spawn(cmd: list[str], **kwargs) -> subprocess.Popen:

@@ -28,7 +28,7 @@ import statistics
 import time
 from pathlib import Path
 
-from .data import numel_of, size_label
+from .data import draw, numel_of, size_label
 
 ROUNDS = 5
 WARMUP_MS, REP_MS = 10, 40      # per do_bench call; 5 rounds x 3 rows x ~60 ms keeps the gate near 1-2 s
@@ -233,16 +233,12 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     """The whole gate for one learner entry point; returns plain JSON-able data (see the module docstring).
 
     `device` is "cuda" in the grader; tests run the data flow on "cpu" with bench_ms / copy_bandwidth faked."""
-    import torch
-
-    from .evaluate import _close
+    from .evaluate import count_wrong
 
     say = say or progress_writer()
     size = spec.bench_size  # a numel (1-D drills) or a shape (rows: softmax, RMSNorm)
     n = numel_of(size)
-    gen = torch.Generator().manual_seed(12345)
-    inputs_cpu = spec.make_inputs(size, gen)
-    args = [t.to(device) for t in inputs_cpu]
+    args = draw(spec, size, 12345, device)
     model = spec.byte_model(size) if spec.byte_model else None
     # Without a byte model's "fused": read every input once, write one output like the first input.
     fused_bytes = model["fused"] if model and model.get("fused") else \
@@ -267,18 +263,7 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
             per_round[label].append(bench_ms(fn))
     out = last.get("out")
     _sync(device)
-    as64 = [t.double() for t in args]
-    ref = spec.reference(*as64, **spec.kwargs)
-    wrong = None
-    out_numel = int(ref.numel())  # what "k of N elements differ" counts (not the shape's product, 4096^3 for a matmul)
-    if isinstance(out, torch.Tensor) and out.shape == ref.shape:
-        # The same test as the graded calls: atol scaled by the size of the terms summed (a float32 dot product of
-        # K = 4096 terms is off by ~1e-4 in absolute terms, far above a bare float16 atol).
-        rtol, atol = spec.tolerance_for(str(out.dtype).replace("torch.", ""))
-        if spec.error_scale is not None:
-            atol = atol * spec.error_scale(*as64, **spec.kwargs).reshape(-1)
-        wrong = int((~_close(out.double().reshape(-1), ref.reshape(-1), rtol, atol)).sum())
-    del as64
+    wrong, out_numel = count_wrong(spec, args, out)  # "k of N elements differ": N is the output's, not 4096^3
     peak = peak_gbps(device_name)
     peak_flops = peak_tflops(device_name) if flops else None
     table = []
@@ -297,12 +282,12 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
         verdict["floor_s"] = flops / (peak_flops * 1e12)
         if cand_s < IMPOSSIBLE * verdict["floor_s"]:
             verdict["category"] = "impossible-time"
-    if wrong is None or wrong > 0:
+    if wrong > 0:
         verdict["category"] = "wrong-values"
 
     small_n = numel_of(spec.small_size)
     say(f"{size_label(spec.small_size)}: device time and host wall time per call")
-    small_args = [t.to(device) for t in spec.make_inputs(spec.small_size, gen)]
+    small_args = draw(spec, spec.small_size, 12346, device)
     small = {"n": small_n, "at": size_label(spec.small_size), "device_us": {}, "wall_us": {}}
     fns = {CANDIDATE: lambda: entry(*small_args, **spec.kwargs), EAGER: lambda: spec.eager(*small_args, **spec.kwargs)}
     for role, fn in fns.items():
@@ -310,6 +295,7 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
         small["wall_us"][role] = 1e6 * wall_per_call_s(fn, device=device)
     small["launch_bound"] = launch_bound(small["device_us"][CANDIDATE], small["device_us"][EAGER],
                                          small["wall_us"][CANDIDATE], small["wall_us"][EAGER])
-    return {"n": n, "size": size, "at": size_label(size), "rounds": ROUNDS, "rows": table, "byte_model": model, "fused_bytes": fused_bytes,
-            "copy_gbps": bw / 1e9 if bw else None, "copy_cached": bw_cached, "peak_gbps": peak, "wrong": wrong,
-            "out_numel": out_numel, "small": small, "flops": flops, "peak_tflops": peak_flops, "impossible_factor": IMPOSSIBLE, **verdict}
+    return {"n": n, "size": size, "at": size_label(size), "rounds": ROUNDS, "rows": table, "byte_model": model,
+            "fused_bytes": fused_bytes, "copy_gbps": bw / 1e9 if bw else None, "copy_cached": bw_cached,
+            "peak_gbps": peak, "wrong": wrong, "out_numel": out_numel, "small": small, "flops": flops,
+            "peak_tflops": peak_flops, "impossible_factor": IMPOSSIBLE, **verdict}

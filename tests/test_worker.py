@@ -396,9 +396,9 @@ def test_bytecode_goes_to_drills_cache_only_when_torch_was_installed_without_it(
     import sys
 
     from grader import proc
-    monkeypatch.setattr(proc, "_BYTECODE", [True])
+    monkeypatch.setattr(proc, "_torch_has_bytecode", lambda: True)
     assert proc.bytecode_env() == {"PYTHONDONTWRITEBYTECODE": "1"}
-    monkeypatch.setattr(proc, "_BYTECODE", [False])
+    monkeypatch.setattr(proc, "_torch_has_bytecode", lambda: False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # a user's (or an image's) setting
     env = proc.child_env(**proc.bytecode_env())
