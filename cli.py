@@ -11,8 +11,8 @@ import click
 
 import drills
 from coach import actions
-from coach import checkpoints as checkpoints_mod
-from grader.i18n import resolve_lang
+from coach.oral import checkpoints as checkpoints_mod
+from grader.reporting.i18n import resolve_lang
 
 DEVICE = click.Choice(["auto", "cuda", "cpu"])
 LANG = click.Choice(["en", "zh"])
@@ -111,7 +111,7 @@ def solution(name):
 
 
 def complete_drill_or_checkpoint(ctx, param, incomplete):
-    from grader.texts import checkpoints as checkpoint_table
+    from grader.reporting.texts import checkpoints as checkpoint_table
     return [n for n in list(drills.names()) + list(checkpoint_table()) if n.startswith(incomplete)]
 
 
@@ -164,7 +164,7 @@ def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, kerne
     or say it aloud and press Enter; see the model answer and rate yourself
     1-5. The scorecard is saved: `drill progress` shows it.
     """
-    from coach import mock_tui
+    from coach.mock import tui as mock_tui
     sys.exit(mock_tui.interview(minutes, n_drills, questions, seed, folder, oral_seconds, device, resolve_lang(lang),
                                 kernel_questions=kernel_questions))
 
@@ -179,7 +179,7 @@ def progress(lang):
     moves an item up a box (next review in 1, 3, 7, 16, then 35 days); a fail
     makes it due now. `drill mock` asks what is due first.
     """
-    from coach import progress as progress_mod
+    from coach.progress import table as progress_mod
     sys.exit(progress_mod.show(resolve_lang(lang)))
 
 
@@ -207,7 +207,7 @@ def inductor(name, file, raw, save, quiz, answers, device, backend, cold, timeou
     drill inductor vector-add --quiz          which line is the mask / a load / the store?
     drill inductor vector-add --raw           the whole output code
     """
-    from coach import inductor_view
+    from coach.inductor import view as inductor_view
     parsed = None if answers is None else [a.strip() for a in answers.split(",")]
     sys.exit(inductor_view.command(name, file, raw, save, quiz, resolve_lang(lang), device=device, backend=backend,
                                    cold=cold, timeout=timeout, answers=parsed))
@@ -217,7 +217,7 @@ def run() -> None:
     """The `drill` entry point: click in non-standalone mode, so that Ctrl-C exits 130 (click would say
     "Aborted!" and exit 1) and SIGTERM / SIGHUP end every child process group and scratch folder, then exit
     128 + the signal's number."""
-    from grader.proc import Terminated, end_all, raise_on_termination
+    from grader.run.proc import Terminated, end_all, raise_on_termination
 
     raise_on_termination()
     try:

@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python benchmarks/fusion_gate.py --out DIR [--repeats 20] [--no-full-grade]
 
-Runs grader.timing.speed_report (the exact gate `drill grade` runs on CUDA) `--repeats` times for
+Runs grader.speed.timing.speed_report (the exact gate `drill grade` runs on CUDA) `--repeats` times for
   - the reference solution (solutions/fuse.py): target: passes every time, speedup within ±10 % of 5/3;
   - the two-kernel version (tests/submissions/wrong/fuse_two_kernels.py): target: fails (too-slow) every time.
 (`drill grade` stops the two-kernel version earlier, with `fusion`; here it is timed anyway.)
@@ -65,7 +65,7 @@ def main() -> int:
     import triton
 
     from drills import get_spec
-    from grader import timing
+    from grader.speed import timing
 
     if not torch.cuda.is_available():
         print("needs a CUDA GPU", file=sys.stderr)
@@ -96,7 +96,7 @@ def main() -> int:
     results["gelu"] = g
 
     if not a.no_full_grade:
-        from grader.runner import grade
+        from grader.run.runner import grade
         t0 = time.perf_counter()
         v = grade(ROOT / "solutions" / "fuse.py", device="cuda")
         results["full_grade"] = {"wall_s": time.perf_counter() - t0, "passed": v.passed, "diagnosis": v.diagnosis,

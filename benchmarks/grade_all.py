@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import runner  # noqa: E402
+from grader.run import runner  # noqa: E402
 from drills import get_spec, names  # noqa: E402
 
 EXPECT = re.compile(r"^#\s*expect:\s*(\S+)", re.MULTILINE)
@@ -36,7 +36,7 @@ def targets(only: str | None):
 
 
 def drill_of(path: Path) -> str:
-    from grader.static import drill_of as header
+    from grader.intake.static import drill_of as header
     return header(path.read_text(encoding="utf-8"))
 
 
@@ -68,7 +68,7 @@ def main() -> int:
     a = ap.parse_args()
     if a.skip_timing:
         import os
-        os.environ["DRILL_SKIP_TIMING"] = "1"  # read by grader.child; inherited by every grading child
+        os.environ["DRILL_SKIP_TIMING"] = "1"  # read by grader.run.child; inherited by every grading child
     todo = [t for t in targets(a.only) if not a.only or a.only in str(t[0])]
     if a.done:
         agreed = {ln.split()[1] for ln in Path(a.done).read_text().splitlines() if ln.startswith("ok ")}

@@ -4,16 +4,16 @@
 
 The other figures have their own scripts (fusion_gate.py, rows_and_persistent.py, inductor_capture.py,
 grade_all.py, latency.py); this one measures what none of them does, with the code `drill bench` runs
-(grader.bench: do_bench median, L2 flushed; copy = the faster of x.clone() and a Triton copy at the same n; the
+(grader.speed.bench: do_bench median, L2 flushed; copy = the faster of x.clone() and a Triton copy at the same n; the
 static torch.compile per size beside one compile swept over sizes):
 
   relu(x + y) (solutions/fuse.py) at 1e5, 2^12..2^27, 1e8 and 2^24+17:
     - eager vs fused at n = 1e8 and their ratio              prompts.yaml fuse-why, docs/fusion.md §2
     - copy at each n (clone and Triton copy), fused GB/s     docs/fusion.md §3, docs/latency.md (bench)
-    - static vs swept (dynamic) torch.compile at 2^26        grader/bench.py LEGEND, docs/latency.md
+    - static vs swept (dynamic) torch.compile at 2^26        grader/speed/bench.py LEGEND, docs/latency.md
   GELU (solutions/gelu.py) at 2^24+17: F.gelu(tanh), the 9-op eager chain, the Triton reference, torch.compile of
     the chain                                                prompts.yaml gelu checkpoint
-  CUDA-graph replay of relu(x + y) at 1e5, fused vs eager    grader/fusion_texts.py "launch_bound"
+  CUDA-graph replay of relu(x + y) at 1e5, fused vs eager    grader/reporting/fusion_texts.py "launch_bound"
 
 Prints each figure with where it is quoted, and writes DIR/h200_figures.json (the sweeps in full).
 """
@@ -39,7 +39,7 @@ def cuda_graph_replay_us(n: int = 100_000, calls: int = 20) -> dict:
     from triton.testing import do_bench
 
     from drills import get_spec
-    from grader.bench import _inputs
+    from grader.speed.bench import _inputs
     from solutions.fuse import add_relu
 
     spec = get_spec("fuse")
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     if not torch.cuda.is_available():
         print("needs a CUDA GPU", file=sys.stderr)
         return 2
-    from grader import bench
+    from grader.speed import bench
 
     a.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -101,7 +101,7 @@ def main(argv=None) -> int:
     print(f"- 2^26: torch.compile static {r26['ms']['compile'] * 1e3:.0f} µs, swept/dynamic "
           f"{r26['ms'].get('compile†', float('nan')) * 1e3:.0f} µs, eager {r26['ms']['eager'] * 1e3:.0f} µs, "
           f"hand-written {r26['ms']['yours'] * 1e3:.0f} µs; the swept compile compiled at n = "
-          f"{fuse.get('dynamic_compiles_at')}   [grader/bench.py LEGEND; docs/latency.md]")
+          f"{fuse.get('dynamic_compiles_at')}   [grader/speed/bench.py LEGEND; docs/latency.md]")
     print("- copy curve: " + ", ".join(f"2^{n.bit_length() - 1} {pick(fuse, n)['copy']['gbps']:.0f}"
                                        for n in (2 ** 22, 2 ** 23, 2 ** 24, 2 ** 25, 2 ** 26)) + " GB/s")
     g = pick(gelu, 2 ** 24 + 17)["ms"]
@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     print(f"- GELU, n = 2^24+17: F.gelu(tanh) {g[ref] * 1e3:.1f} µs, 9-op eager {g['eager'] * 1e3:.1f} µs, Triton "
           f"{g['yours'] * 1e3:.1f} µs, torch.compile of the chain {g['compile'] * 1e3:.1f} µs   [prompts.yaml gelu]")
     print(f"- CUDA graph replay, n = 1e5: fused {graph['fused']:.1f} µs vs eager {graph['eager']:.1f} µs per call"
-          f"   [grader/fusion_texts.py launch_bound]")
+          f"   [grader/reporting/fusion_texts.py launch_bound]")
     print(f"\nwrote {a.out / 'h200_figures.json'} ({results['elapsed_s']:.0f} s)")
     return 0
 

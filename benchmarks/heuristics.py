@@ -10,7 +10,7 @@ triton.testing.do_bench(return_mode="median"), the figure being the median of --
   eager      torch.relu(x * 2): two aten kernels
 Every row's output is checked against relu(2x). GB/s counts 8 bytes per element (one float32 read, one written).
 
-Also prints where the installed Inductor decides XBLOCK, num_warps and the grid (coach/inductor_limits.py), so a run
+Also prints where the installed Inductor decides XBLOCK, num_warps and the grid (coach/inductor/limits.py), so a run
 on another torch (the H200 image has 2.11) shows that torch's lines. Without CUDA it prints those lines and says the
 timings were skipped (exit 0), so it can be checked on a CPU machine.
 """
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 def inductor_lines() -> list[dict]:
     import torch._inductor
 
-    from coach.inductor_limits import find_lines
+    from coach.inductor.limits import find_lines
     return find_lines(Path(torch._inductor.__file__).parent)
 
 

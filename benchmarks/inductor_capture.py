@@ -46,7 +46,7 @@ def child(size: int, out_dir: Path, label: str) -> dict:
     device = "cuda" if cuda else "cpu"
     path = "cuda"
     if not cuda:
-        from coach.inductor_child import enable_cpu_triton
+        from coach.inductor.child import enable_cpu_triton
         ok, why = enable_cpu_triton()
         path = "cpu-triton-interpreter" if ok else f"cpu-cpp ({why})"
     fn, fn_label = eager_function()
@@ -90,12 +90,12 @@ def child(size: int, out_dir: Path, label: str) -> dict:
     except Exception:
         result["triton"] = None
     try:
-        from coach.inductor_child import autotuner_configs
+        from coach.inductor.child import autotuner_configs
         result["autotuners"] = autotuner_configs()
     except Exception as e:
         result["autotuners"] = f"unavailable: {e}"
     if label == "cold":
-        from coach.inductor import extract_kernels
+        from coach.inductor.capture import extract_kernels
         for i, code in enumerate(codes):
             (out_dir / f"output_code_{size}{'' if i == 0 else f'_{i}'}.py").write_text(code)
             for k in extract_kernels(code):

@@ -8,7 +8,7 @@
 3. read-generated-kernel: relu(x + y) with n a multiple of every XBLOCK gets a constant mask (tl.full(..., True)).
 
 On CUDA it compiles for the GPU. Without one it makes Inductor generate Triton for the CPU tensors the way
-`drill inductor` does (coach/inductor_child.py, private API); the kernels are generated, not run. There the softmax
+`drill inductor` does (coach/inductor/child.py, private API); the kernels are generated, not run. There the softmax
 rewrite does not apply (it is CUDA/XPU only): (2) then shows x read twice plus the exponentials stored and read
 back (3 loads, 2 stores). Prints one JSON line per check and
 writes DIR/inductor_codegen_facts.json when --out is given.
@@ -43,7 +43,7 @@ def main() -> int:
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
-        from coach.inductor_child import enable_cpu_triton
+        from coach.inductor.child import enable_cpu_triton
         ok, why = enable_cpu_triton()
         if not ok:
             print(json.dumps({"skipped": f"no GPU and no Triton code generation on CPU: {why}"}))

@@ -1,8 +1,8 @@
-"""Where one grading child's seconds go: cProfile of `grader.child.grade` (benchmark, not a test).
+"""Where one grading child's seconds go: cProfile of `grader.run.child.grade` (benchmark, not a test).
 
     PYTHONPATH=. python benchmarks/profile_grade.py --file solutions/vector_add.py --device cuda --out DIR
 
-Runs the child's own grading function in this process (no parent, no fork), the way `python -m grader.child` does,
+Runs the child's own grading function in this process (no parent, no fork), the way `python -m grader.run.child` does,
 and writes DIR/profile_<drill>_<device>.txt: the phases the child records, the seconds per call (size, seed) and
 the 40 functions with the most cumulative and own time. Run it twice to see a warm Triton cache (the second run
 finds the compiled kernels on disk).
@@ -32,13 +32,13 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=40)
     a = ap.parse_args()
     started = time.perf_counter()
-    if a.device == "cpu":  # as grader.child.run does, before Triton is imported
+    if a.device == "cpu":  # as grader.run.child.run does, before Triton is imported
         os.environ["TRITON_INTERPRET"] = "1"
-        from grader.interp_speed import install
+        from grader.watch.interp_speed import install
         install()
     os.environ.setdefault("DRILL_SKIP_TIMING", "1")  # the speed gate has its own benchmarks
-    from grader import child
-    from grader.static import inspect_file
+    from grader.run import child
+    from grader.intake.static import inspect_file
 
     drill = a.drill or inspect_file(Path(a.file)).drill
     out = Path(a.out)

@@ -4,7 +4,7 @@
 
 1. Softmax and RMSNorm reference solutions vs the naive eager op chain vs torch.softmax / F.rms_norm, at 4096x8192
    and 4096x781 (fp32), do_bench median; GB/s beside the copy of the same bytes (the faster of x.clone() and a
-   Triton copy kernel) and % of the GPU's spec bandwidth (grader.timing.peak_gbps: the physical limit).
+   Triton copy kernel) and % of the GPU's spec bandwidth (grader.speed.timing.peak_gbps: the physical limit).
 2. Persistent add (grid capped at k x SMs, k = 1, 4, 8) vs one program per tile at n = 1e5, 2^24+17, 2^27+17.
 
 Prints a table and writes DIR/rows_and_persistent.json. Works with torch 2.11 / triton 3.6 (the H200 machine).
@@ -27,7 +27,7 @@ from triton.testing import do_bench
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.timing import best_copy, peak_gbps  # noqa: E402
+from grader.speed.timing import best_copy, peak_gbps  # noqa: E402
 from solutions.rmsnorm import rmsnorm as triton_rmsnorm  # noqa: E402
 from solutions.softmax import softmax as triton_softmax  # noqa: E402
 

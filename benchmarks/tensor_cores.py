@@ -10,7 +10,7 @@ For matmul, matmul-epilogue and attention, at each drill's bench shape (drills/s
       matmul           benchmarks/known_slow/matmul_no_tensor_cores.py (FMA units, no tl.dot)
       matmul-epilogue  tests/submissions/wrong/epilogue_two_kernels.py  (matmul, then a bias+relu kernel)
       attention        tests/submissions/wrong/attention_materialised_scores.py  ((S, S) scores in memory)
-    Each gate run is what grader.timing does: ROUNDS do_bench medians per function, alternating, median of them.
+    Each gate run is what grader.speed.timing does: ROUNDS do_bench medians per function, alternating, median of them.
 TFLOPS vs size is `drill bench solutions/matmul.py` (and the other two): docs/tensor-cores.md.
 Correctness of every timed version is checked once at the bench shape against a float32 torch result.
 Prints tables and writes DIR/tensor_cores.json.
@@ -59,7 +59,7 @@ def one_call_ms(fn) -> float:
 def gate_run(fns: dict, rounds: int, slow: set) -> dict:
     """One run of the gate: per function, the median of `rounds` do_bench medians (alternating functions);
     functions in `slow` get one timed call per round instead."""
-    from grader.timing import bench_ms, median_of_medians
+    from grader.speed.timing import bench_ms, median_of_medians
 
     per = {label: [] for label in fns}
     for _ in range(rounds):
@@ -79,8 +79,8 @@ def drill_report(name: str, repeats: int, device_name: str) -> dict:
     import torch
 
     from drills import get_spec
-    from grader.data import draw
-    from grader.timing import ROUNDS
+    from grader.core.data import draw
+    from grader.speed.timing import ROUNDS
 
     spec = get_spec(name)
     size = spec.bench_size
@@ -116,7 +116,7 @@ def drill_report(name: str, repeats: int, device_name: str) -> dict:
         for label, _ in spec.speed_refs:
             row[f"pct_of {label}"] = 100 * med[label] / med["candidate"]
         report["versions"][version] = row
-    from grader.timing import peak_tflops  # the speed gate's table of peaks
+    from grader.speed.timing import peak_tflops  # the speed gate's table of peaks
 
     peak = peak_tflops(device_name)
     report["peak_tflops"] = peak

@@ -10,12 +10,13 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 import drills
-from grader import report, runner
-from grader.i18n import pick
-from grader.static import UnreadableFile
-from grader.texts import drill_texts
-from .store import Store, atomic_write_text, drill_entry, record_grade
-from .ui import console
+from grader.reporting import report
+from grader.run import runner
+from grader.reporting.i18n import pick
+from grader.intake.static import UnreadableFile
+from grader.reporting.texts import drill_texts
+from coach.store import Store, atomic_write_text, drill_entry, record_grade
+from coach.ui import console
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 

@@ -7,11 +7,12 @@ from pathlib import Path
 from rich import box
 from rich.table import Table
 
-from grader import bench, runner
-from grader.i18n import pick
-from grader.static import UnreadableFile, inspect_file
+from grader.speed import bench
+from grader.run import proc
+from grader.reporting.i18n import pick
+from grader.intake.static import UnreadableFile, inspect_file
 from drills import get_spec
-from .ui import console
+from coach.ui import console
 
 
 def parse_sizes(text: str | None, spec=None) -> list:
@@ -54,7 +55,7 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
     if static.holes:
         err.print(f"drill: {file} still has HOLE(...)s (line {static.holes[0]['line']}); fill them first")
         return 2
-    if not runner.cuda_available():
+    if not proc.cuda_available():
         err.print(pick(bench.NOT_ON_CPU, lang))
         return 2
     result = bench.sweep(Path(file).resolve(), spec.name, size_list)

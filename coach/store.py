@@ -10,37 +10,17 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-import click
+from grader.core.files import atomic_write_text, home
 
 VERSION = 1
 
 
-def home() -> Path:
-    return Path(os.environ.get("DRILL_HOME") or click.get_app_dir("drill"))
-
-
 def empty_state() -> dict:
     return {"version": VERSION, "drills": {}, "checkpoints": {}, "mocks": []}
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 class Store:
@@ -139,7 +119,7 @@ def checkpoint_entry(state: dict, cid: str) -> dict:
 
 def record_grade(store: Store, verdict, now: float | None = None) -> None:
     """One grade: attempts, passes, duration (verdict.elapsed_s), best_s (fastest passing grade), review box."""
-    from .schedule import review  # local: keeps `import coach.store` light
+    from coach.progress.schedule import review  # local: keeps `import coach.store` light
 
     with store.update() as state:
         d = drill_entry(state, verdict.drill)

@@ -2,8 +2,8 @@
 
 No file-watching dependency: the file's (mtime, size) is polled twenty times a second (a stat call each), and a change
 is graded once the stamp has held still for SETTLE_S (an editor's write is then complete). Grades run in forks of
-a warm worker (grader.worker: torch and Triton are imported once, not per save). Ctrl-C exits 130, saying the last
-grade's exit code; SIGTERM/SIGHUP (grader.proc.Terminated) end the worker on the way out.
+a warm worker (grader.run.worker: torch and Triton are imported once, not per save). Ctrl-C exits 130, saying the last
+grade's exit code; SIGTERM/SIGHUP (grader.run.proc.Terminated) end the worker on the way out.
 """
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from .mock import EOF, file_stamp
-from .ui import console
+from coach.mock.interview import EOF, file_stamp
+from coach.ui import console
 
 POLL_S = 0.05
 SETTLE_S = 0.02
@@ -78,9 +78,9 @@ def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",
 def watch_cli(file: Path, grade_once: Callable[[], int], lang: str) -> int:
     import time
 
-    from grader import worker
+    from grader.run import worker
 
-    from .mock_tui import StdinInput
+    from coach.mock.tui import StdinInput
 
     out = console()
     tty = sys.stdout.isatty()

@@ -1,8 +1,8 @@
 """One entry per drill: the data the grader needs. No torch import at module level (keeps `drill list` fast)."""
 from __future__ import annotations
 
-from grader.data import mixed
-from grader.spec import DrillSpec
+from grader.core.data import mixed
+from grader.core.spec import DrillSpec
 
 BLOCK = 1024
 # Either side of the skeleton's BLOCK_SIZE, a prime, and the guide's n=100000 (not a multiple of 1024).
@@ -134,8 +134,8 @@ SPECS += [
 
 # -- Beyond pointwise: the Inductor chapter's kernels (2-D indexing, reductions, persistent grid, autotune) --------
 # Sizes keep a CPU grade under ~5 s: the interpreter costs ~0.5 ms per program (more for wide 2-D blocks).
-from grader.data import normal  # noqa: E402
-from grader.spec import Probe  # noqa: E402
+from grader.core.data import normal  # noqa: E402
+from grader.core.spec import Probe  # noqa: E402
 
 
 def _matrix(size, gen):
@@ -331,8 +331,8 @@ SPECS += [
 # The CUDA run adds a >= 1000^3 shape; the speed gate times the bench shape. Inputs are float16, N(0, 1).
 import math  # noqa: E402
 
-from grader.launches import block_along  # noqa: E402
-from grader.spec import CompileOptions, Mistake  # noqa: E402
+from grader.watch.launches import block_along  # noqa: E402
+from grader.core.spec import CompileOptions, Mistake  # noqa: E402
 
 F16 = 2
 # `drill bench matmul`: squares, an odd shape (no multiple of a tile) and a skinny K.
@@ -759,8 +759,8 @@ SPECS += [
 
 
 # -- A new accelerator: the guide's chapter 8 "GXU" (at most 32 programs per launch, 16 warps per program) ---------
-from grader.limits import config_problems  # noqa: E402
-from grader.spec import DeviceLimits, FunctionContract  # noqa: E402
+from grader.families.limits import config_problems  # noqa: E402
+from grader.core.spec import DeviceLimits, FunctionContract  # noqa: E402
 
 GXU = DeviceLimits(name="GXU", max_programs=32, max_warps=16, min_block=128, max_block=1024)
 

@@ -10,10 +10,10 @@ sys.path.insert(0, str(ROOT))
 
 @pytest.fixture(scope="session", autouse=True)
 def grading_worker():
-    """One warm grading worker for the whole session (grader/worker.py): every grade is a fork of a process that
+    """One warm grading worker for the whole session (grader/run/worker.py): every grade is a fork of a process that
     imported torch and Triton once, instead of a new Python importing them (~1.5 s a grade). A test that needs
     cold children sets `worker._current` to None; DRILL_NO_WORKER=1 runs the whole suite cold."""
-    from grader import worker
+    from grader.run import worker
 
     with worker.warm() as workers:
         yield workers
@@ -45,8 +45,8 @@ class Verdicts:
     def _submit(self, path, drill=None, device="cpu", seed=0, timeout=None):
         import hashlib
 
-        from grader import runner
-        from grader.static import drill_of
+        from grader.run import runner
+        from grader.intake.static import drill_of
 
         path = Path(path).resolve()
         data = path.read_bytes()

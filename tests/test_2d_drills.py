@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 import drills
-from grader import runner
-from grader.diagnose import classify
+from grader.run import runner
+from grader.judge.diagnose import classify
 
 HERE = Path(__file__).parent / "submissions"
 DRILLS = ("transpose", "row-sum", "softmax", "rmsnorm", "persistent", "autotune")
@@ -113,7 +113,7 @@ def test_autotune_rules():
 
 def test_autotune_evidence_reads_configs_and_keys():
     triton = pytest.importorskip("triton")
-    from grader.launches import autotune_evidence
+    from grader.watch.launches import autotune_evidence
 
     class Tuner:
         def __init__(self, configs, keys):

@@ -7,7 +7,8 @@ import pytest
 from rich.console import Console
 
 from drills import get_spec
-from grader import bench, timing
+from grader.speed import bench
+from grader.speed import timing
 
 N27 = 2 ** 27
 
@@ -99,8 +100,8 @@ def test_peak_bandwidth_by_name_or_environment(monkeypatch):
 
 
 def test_speed_gate_table_shows_percent_of_peak_never_above_100():
-    from grader.fusion_report import render_parts
-    from grader.runner import Verdict
+    from grader.reporting.fusion_report import render_parts
+    from grader.run.runner import Verdict
     rows = [{"label": "your `add_relu`", "role": "candidate", "ms": 0.0563, "gbps": 3576.0, "pct_peak": 74.6},
             {"label": "eager", "role": "eager", "ms": 0.087, "gbps": 2314.0, "pct_peak": 48.2},
             {"label": "cached", "role": "ref", "ms": 0.001, "gbps": 201000.0, "pct_peak": 4187.5}]
@@ -157,7 +158,7 @@ def test_the_sweeps_data_flow_on_cpu_with_fake_timings(monkeypatch):
 
 def test_copy_reference_is_the_fastest_copy_at_that_n(monkeypatch):
     """best_copy's choice and arithmetic, on CPU: the Triton copy replaced by a torch copy, do_bench faked."""
-    from grader import copy_kernel
+    from grader.speed import copy_kernel
     calls = []
     monkeypatch.setattr(copy_kernel, "triton_copy", lambda src, dst, block, warps: (calls.append(1), dst.copy_(src)))
     fake_ms = {}

@@ -9,7 +9,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from grader import texts
+from grader.reporting import texts
 
 CHECKPOINTS = texts.checkpoints()
 DRILLS = texts.load().get("drills", {})
@@ -138,7 +138,7 @@ def test_checkpoint_complete_in_both_languages(cid):
 def test_model_answer_passes_its_own_scoring(cid):
     """The model answer, in each language, shows every key point and makes none of the checkpoint's wrong claims
     (it may name a guide error only to say it is wrong)."""
-    from coach import scoring
+    from coach.oral import scoring
 
     for lang in LANGS:
         s = scoring.score(cid, CHECKPOINTS[cid]["answer"][lang], lang)

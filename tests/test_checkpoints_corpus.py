@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from coach import scoring
-from grader.texts import checkpoints
+from coach.oral import scoring
+from grader.reporting.texts import checkpoints
 
 ORAL = Path(__file__).parent / "oral"
 LANGS = ("en", "zh")

@@ -1,4 +1,4 @@
-"""coach/scoring.py: the term syntax, denials of wrong claims, the matcher data in prompts.yaml (every checkpoint
+"""coach/oral/scoring.py: the term syntax, denials of wrong claims, the matcher data in prompts.yaml (every checkpoint
 compiles, no digit or question noun is a key point on its own, repeating the question never passes) and the
 `drill checkpoints ID --answer` command."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from coach import scoring
-from grader.texts import checkpoints
+from coach.oral import scoring
+from grader.reporting.texts import checkpoints
 
 CHECKPOINTS = checkpoints()
 LANGS = ("en", "zh")
@@ -238,4 +238,4 @@ def test_cli_shows_one_checkpoint_by_id_and_its_traps(run_cli):
     assert r.exit_code == 0 and "1/1" in r.output and "Claims that fail this question" in r.output
     assert "num_warps must be at least XBLOCK/32" in r.output
     data = json.loads(run_cli("checkpoints", "mask", "--json").output)
-    assert [d["id"] for d in data] == [cid for cid, _ in __import__("grader.texts", fromlist=["x"]).checkpoints_for("mask")]
+    assert [d["id"] for d in data] == [cid for cid, _ in __import__("grader.reporting.texts", fromlist=["x"]).checkpoints_for("mask")]

@@ -166,8 +166,8 @@ def test_unwritable_home_is_one_line_not_a_traceback(run, tmp_path, monkeypatch,
 def test_bench_takes_shapes_for_shaped_drills(run, monkeypatch):
     """matmul is benched over shapes (exit 2 here only because there is no GPU); a 1-D size for it is a usage error
     that shows the shapes it takes."""
-    from grader import runner
-    monkeypatch.setattr(runner, "cuda_available", lambda: False)
+    from grader.run import proc
+    monkeypatch.setattr(proc, "cuda_available", lambda: False)
     r = run("bench", str(ROOT / "solutions" / "matmul.py"), "--sizes", "1024x1024x1024")
     assert r.exit_code == 2 and "GPU" in r.output and "1-D" not in r.output
     r = run("bench", str(ROOT / "solutions" / "matmul.py"), "--sizes", "4096")

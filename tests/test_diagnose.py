@@ -1,5 +1,5 @@
 """Evidence -> category, on hand-made evidence (the end-to-end tests cover real kernels)."""
-from grader.diagnose import classify, coverage, key_never_changes, overall, relabel_probes
+from grader.judge.diagnose import classify, coverage, key_never_changes, overall, relabel_probes
 
 LAUNCH = {"kernel": "k", "programs": 98, "block": 1024, "grid": [98]}
 
@@ -121,7 +121,7 @@ def _call(device, category, **detail):
 
 
 def test_a_cuda_fault_explained_by_out_of_bounds_lanes_is_reported_as_its_cause():
-    from grader.runner import combine
+    from grader.run.runner import combine
     v = {"side": "after", "first_elem": 10**9, "last_elem": 10**9 + 1023, "numel": 100000}
     calls = [_call("cuda", "crash", exception={"cuda_fault": True})] + [_call("cpu", "offsets", violation=v)] * 3
     assert combine(calls) == "offsets"
@@ -132,7 +132,7 @@ def test_a_cuda_fault_explained_by_out_of_bounds_lanes_is_reported_as_its_cause(
 
 
 def test_the_interpreter_decides_when_both_runs_fail():
-    from grader.runner import combine
+    from grader.run.runner import combine
     # CUDA has no per-program stores: "mostly unwritten" reads as offsets; the interpreter saw stores in place.
     calls = [_call("cuda", "offsets")] * 20 + [_call("cpu", "mask", too_strict=True)] * 6
     assert combine(calls) == "mask"

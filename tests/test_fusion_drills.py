@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from drills import get_spec
-from grader import fusion, timing
-from grader.diagnose import classify, extra_bytes
+from grader.families import fusion
+from grader.speed import timing
+from grader.judge.diagnose import classify, extra_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "tests" / "submissions"
@@ -75,7 +76,7 @@ def test_scratch_round_trip_is_named_by_bytes(verdicts):
     assert v.diagnosis == "fusion"
     assert v.detail["bytes_moved"] == 5 * 100000 * 4 and v.detail["extra"] == 2 * 100000 * 4
     assert v.launches == 1
-    from grader.report import explain
+    from grader.reporting.report import explain
     what, fix = explain(v, "en")
     assert "800,000" in what and "x + y" in what and "read back" in what
     what_zh, _ = explain(v, "zh")
@@ -85,7 +86,7 @@ def test_scratch_round_trip_is_named_by_bytes(verdicts):
 @pytest.mark.slow
 def test_cpu_report_says_the_bytes_proof_stands_in(verdicts):
     from rich.console import Console
-    from grader.report import render
+    from grader.reporting.report import render
     v = verdicts[ROOT / "solutions" / "fuse.py"]
     console = Console(width=200, record=True, color_system=None)
     console.print(render(v, "en"))
@@ -235,7 +236,7 @@ def test_row_drills_speed_gate_data_flow(monkeypatch, name):
 
 
 def test_a_grader_failure_while_timing_is_not_the_learners(tmp_path):
-    from grader.child import run_timing
+    from grader.run.child import run_timing
     learner = str(tmp_path / "mine.py")
     spec = dataclasses.replace(get_spec("softmax"), bench_size="not a shape")  # the grader side breaks
     t = run_timing(spec, lambda x: x, "fake", learner)
@@ -243,14 +244,14 @@ def test_a_grader_failure_while_timing_is_not_the_learners(tmp_path):
 
 
 def test_timing_turns_a_pass_into_too_slow():
-    from grader.runner import ChildRun, Verdict
+    from grader.run.runner import ChildRun, Verdict
     v = Verdict(drill="fuse", file="f.py", device="cuda", passed=True, diagnosis=None)
     t = {"category": "too-slow", "speedup": 1.02, "speedup_min": 1.3, "n": N, "floor_s": 1e-5, "copy_gbps": 3470,
          "rows": [{"ms": 0.058}, {"ms": 0.059}]}
     fusion.apply_timing(v, [ChildRun("cuda", result={"timing": t}), ChildRun("cpu", result={})])
     assert not v.passed and v.diagnosis == "too-slow" and v.timing is t
     assert v.checks[-1]["name"].startswith("faster than eager") and not v.checks[-1]["passed"]
-    from grader.report import explain
+    from grader.reporting.report import explain
     what, _ = explain(v, "en")
     assert "1.02x" in what and "1.3x" in what and "58.0 µs" in what
 
@@ -265,8 +266,8 @@ def test_bench_sizes_parse():
 
 def test_bench_says_it_needs_a_gpu(monkeypatch, capsys):
     from coach import bench as bench_action
-    from grader import runner
-    monkeypatch.setattr(runner, "cuda_available", lambda: False)
+    from grader.run import proc
+    monkeypatch.setattr(proc, "cuda_available", lambda: False)
     rc = bench_action.run(ROOT / "solutions" / "fuse.py", None, None, None, False, "en")
     captured = capsys.readouterr()
     assert rc == 2 and "GPU" in captured.err and "bytes" in captured.err and captured.out == ""
@@ -282,7 +283,7 @@ def test_compute_bound_gate_reports_tflops_not_a_copy(monkeypatch, name, bench, 
 
     from rich.console import Console
 
-    from grader import fusion_report
+    from grader.reporting import fusion_report
     spec = dataclasses.replace(get_spec(name), bench_size=bench, small_size=small)
     monkeypatch.setattr(timing, "copy_bandwidth", lambda *a: pytest.fail("no copy for a compute-bound drill"))
     monkeypatch.setattr(timing, "WALL_CALLS", 1)
@@ -336,8 +337,8 @@ def test_compute_bound_gate_checks_the_timed_output_like_the_graded_calls(monkey
 
 
 def test_a_slow_matmul_is_told_about_tensor_cores_not_bytes():
-    from grader.report import explain
-    from grader.runner import ChildRun, Verdict
+    from grader.reporting.report import explain
+    from grader.run.runner import ChildRun, Verdict
     v = Verdict(drill="matmul", file="f.py", device="cuda", passed=True, diagnosis=None)
     flops = 2 * 4096 ** 3
     t = {"category": "too-slow", "speedup": 0.05, "speedup_min": 0.5, "n": 4096 ** 3, "at": "4096x4096x4096",

@@ -7,9 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 import cli
-from coach import inductor as ind
-from coach import inductor_view
-from coach.inductor_child import NO_TRITON_ENV
+from coach.inductor import capture as ind
+from coach.inductor import view as inductor_view
+from coach.inductor.child import NO_TRITON_ENV
 from coach.store import Store
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -212,7 +212,7 @@ def test_usage_and_compile_failure_exit_codes(monkeypatch, tmp_path):
 
 def test_enable_cpu_triton_fails_cleanly_without_the_private_hook(monkeypatch):
     import torch.utils._triton as torch_triton
-    from coach import inductor_child
+    from coach.inductor import child as inductor_child
 
     monkeypatch.delenv(NO_TRITON_ENV, raising=False)
     monkeypatch.delattr(torch_triton, "triton_backend")
@@ -223,7 +223,7 @@ def test_enable_cpu_triton_fails_cleanly_without_the_private_hook(monkeypatch):
 def test_enable_then_disable_restores_torch(monkeypatch):
     import torch._inductor.config as cfg
     import torch.utils._triton as torch_triton
-    from coach import inductor_child
+    from coach.inductor import child as inductor_child
 
     monkeypatch.delenv(NO_TRITON_ENV, raising=False)
     before = (torch_triton.triton_backend, cfg.cpu_backend)

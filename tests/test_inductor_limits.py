@@ -1,4 +1,4 @@
-"""`drill inductor` for a drill with device limits (coach/inductor_limits.py): the installed Inductor's source lines
+"""`drill inductor` for a drill with device limits (coach/inductor/limits.py): the installed Inductor's source lines
 are found, Inductor's launch is held against the device, and the view says where a limit would have to go."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch._inductor
 from rich.console import Console
 
 import drills
-from coach import inductor_limits as il
+from coach.inductor import limits as il
 
 SPEC = drills.get_spec("heuristics")
 LIMITS = {"device": "GXU", "max_programs": 32, "max_warps": 16, "min_block": 128, "max_block": 1024}

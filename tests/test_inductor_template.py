@@ -1,10 +1,10 @@
-"""`drill inductor` for a drill with compile options (coach/inductor_template.py): the matmul-epilogue drill under
+"""`drill inductor` for a drill with compile options (coach/inductor/template.py): the matmul-epilogue drill under
 max-autotune. Real Inductor output only: two recorded fixtures and a real compile on this CPU machine.
 
 Fixtures (torch 2.13 + triton 3.9, CPU, Triton through the private switch, max-autotune-no-cudagraphs with
 test_configs.max_mm_configs=2 and benchmark_epilogue_fusion=False):
 - inductor_mm_template_cpu_triton_torch213.txt: max_autotune_gemm_backends="TRITON", recorded by
-  `python -m coach.inductor_child --drill matmul-epilogue --device cpu --cold DIR` (the command's own capture);
+  `python -m coach.inductor.child --drill matmul-epilogue --device cpu --cold DIR` (the command's own capture);
 - inductor_mm_unrestricted_cpu_triton_torch213.txt: Inductor's default GEMM backends; ATen's addmm won the
   autotuning (24 ms against 2.6 s for the interpreted template), so relu went to a separate pointwise kernel.
 """
@@ -20,12 +20,12 @@ from rich.console import Console
 
 import cli
 import drills
-from coach import inductor as ind
-from coach import inductor_child as child
-from coach import inductor_template as it
-from coach import inductor_view
-from coach.inductor_child import NO_TRITON_ENV
-from grader.spec import CompileOptions
+from coach.inductor import capture as ind
+from coach.inductor import child
+from coach.inductor import template as it
+from coach.inductor import view as inductor_view
+from coach.inductor.child import NO_TRITON_ENV
+from grader.core.spec import CompileOptions
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TEMPLATE_CODE = (FIXTURES / "inductor_mm_template_cpu_triton_torch213.txt").read_text()

@@ -15,8 +15,8 @@ SCRIPT = r'''
 import json, os, sys
 os.environ["TRITON_INTERPRET"] = "1"
 sys.path.insert(0, sys.argv[1])
-from grader.interp_compat import install as compat
-from grader.libdevice_cpu import install
+from grader.watch.interp_compat import install as compat
+from grader.watch.libdevice_cpu import install
 compat(); install()
 import torch, triton, triton.language as tl
 from triton.language.extra import libdevice

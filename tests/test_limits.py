@@ -1,4 +1,4 @@
-"""grader/limits.py: a device's launch limits and a launch heuristic checked as a pure function (the `heuristics`
+"""grader/families/limits.py: a device's launch limits and a launch heuristic checked as a pure function (the `heuristics`
 drill's GXU: at most 32 programs, 16 warps, XBLOCK a power of two in [128, 1024]). Pure functions, no kernel run."""
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ import types
 import pytest
 
 import drills
-from grader import diagnose, limits, limits_report, runner
-from grader.i18n import DIAGNOSES, M, check_name
-from grader.limits_texts import DIAGNOSES as LIMITS_DIAGNOSES, M as LIMITS_M
+from grader.judge import diagnose
+from grader.families import limits
+from grader.reporting import limits_report
+from grader.run import runner
+from grader.reporting.i18n import DIAGNOSES, M, check_name
+from grader.reporting.limits_texts import DIAGNOSES as LIMITS_DIAGNOSES, M as LIMITS_M
 
 SPEC = drills.get_spec("heuristics")
 GXU = SPEC.device_limits
@@ -218,7 +221,7 @@ class V:
 
 
 def message(diagnosis, detail, lang):
-    from grader.report import explain
+    from grader.reporting.report import explain
     return explain(V(diagnosis, detail), lang)
 
 

@@ -1,7 +1,7 @@
 """Guard bands and sentinels, without a kernel: the CUDA-side evidence, checked on CPU tensors."""
 import torch
 
-from grader.memory import GUARD_ELEMS, Memory, is_sentinel
+from grader.watch.memory import GUARD_ELEMS, Memory, is_sentinel
 
 
 def test_empty_allocations_hold_the_sentinel_and_guards_catch_overruns():
@@ -35,7 +35,7 @@ def test_bf16_and_fp16_sentinels_are_nan():
 def test_a_transposed_input_keeps_its_layout_inside_guard_bands():
     import torch
 
-    from grader.memory import GUARD_ELEMS, Memory
+    from grader.watch.memory import GUARD_ELEMS, Memory
 
     base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
     mem = Memory("cpu")
@@ -50,7 +50,7 @@ def test_a_transposed_input_keeps_its_layout_inside_guard_bands():
 def test_a_sliced_view_spans_its_gaps():
     import torch
 
-    from grader.memory import Memory, span_elems
+    from grader.watch.memory import Memory, span_elems
 
     x = torch.zeros(4, 10)[:, ::2]
     assert span_elems(x.shape, x.stride()) == 1 + 3 * 10 + 4 * 2

@@ -4,10 +4,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from coach import mock as M
+from coach.mock import interview as M
 from coach.store import Store
-from grader.spec import ROOT
-from grader.texts import checkpoints, checkpoints_for
+from grader.core.spec import ROOT
+from grader.reporting.texts import checkpoints, checkpoints_for
 
 
 def fake_verdict(passed, diagnosis=None, elapsed=0.5):
@@ -225,7 +225,7 @@ def test_save_records_history_and_reviews(tmp_path):
 
 @pytest.mark.slow
 def test_real_grader_on_reference_solution(tmp_path):
-    from grader import runner
+    from grader.run import runner
 
     clock = M.FakeClock()
     tasks, qs = M.prepare(tmp_path / "mock", ["vector-add"], [])

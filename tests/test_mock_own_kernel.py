@@ -1,4 +1,4 @@
-"""Questions about the learner's own kernel (coach/own_kernel.py), from real verdict evidence recorded in
+"""Questions about the learner's own kernel (coach/mock/own_kernel.py), from real verdict evidence recorded in
 tests/fixtures/oral_evidence.json (`drill grade solutions/<drill>.py --device cpu --json`, torch 2.13 / triton 3.9),
 and their place in the mock interview."""
 from __future__ import annotations
@@ -11,10 +11,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from coach import mock as M
-from coach import own_kernel as K
+from coach.mock import interview as M
+from coach.mock import own_kernel as K
 from coach.store import Store
-from grader.spec import ROOT
+from grader.core.spec import ROOT
 
 EVIDENCE = json.loads((Path(__file__).parent / "fixtures" / "oral_evidence.json").read_text())
 

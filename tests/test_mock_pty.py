@@ -10,8 +10,8 @@ import pexpect
 import pytest
 
 import drills
-from grader.spec import ROOT
-from grader.static import drill_of
+from grader.core.spec import ROOT
+from grader.intake.static import drill_of
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-from coach import schedule as S
+from coach.progress import schedule as S
 
 NOW = 1_000_000.0
 

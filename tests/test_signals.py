@@ -39,7 +39,7 @@ def test_signal_ends_the_grade_its_children_and_its_scratch_folder(tmp_path, sig
     try:
         # The grading child is running once its scratch folder exists and a process names it.
         started = wait_for(lambda: any(scratch.iterdir()) and processes_mentioning(str(scratch)), 60)
-        assert started, (list(scratch.iterdir()), processes_mentioning("grader.child"), drill.poll())
+        assert started, (list(scratch.iterdir()), processes_mentioning("grader.run.child"), drill.poll())
         time.sleep(0.5)
         drill.send_signal(sig)
         drill.wait(timeout=30)

@@ -1,6 +1,6 @@
 import pytest
 
-from grader.static import UnreadableFile, drill_of, find_holes, inspect_file
+from grader.intake.static import UnreadableFile, drill_of, find_holes, inspect_file
 import ast
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import drills
-from grader import runner
+from grader.run import runner
 
 HERE = Path(__file__).parent / "submissions"
 EXPECT = re.compile(r"^#\s*expect:\s*(\S+)", re.MULTILINE)

@@ -1,6 +1,6 @@
 
-from coach import mock as M
-from coach import progress
+from coach.mock import interview as M
+from coach.progress import table as progress
 from coach.watch import watch
 
 

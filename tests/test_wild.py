@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import report
+from grader.reporting import report
 
 WILD = Path(__file__).parent / "submissions" / "wild"
 

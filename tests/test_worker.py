@@ -1,4 +1,4 @@
-"""The warm grading worker (grader/worker.py): a fork per grade that is what a cold child would be, isolated like
+"""The warm grading worker (grader/run/worker.py): a fork per grade that is what a cold child would be, isolated like
 one, killed like one, and a worker that leaves nothing behind however the parent ends."""
 import json
 import os
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import runner, worker
-from grader.spec import ROOT
+from grader.run import runner
+from grader.run import worker
+from grader.core.spec import ROOT
 
 # A "submission" that reports what its process looks like, then passes (it is the vector-add reference).
 PROBE = '''# drill: vector-add
@@ -272,7 +273,7 @@ def test_grades_from_several_threads_share_one_worker(tmp_path, warm_worker):
 
 def test_interpreter_speedups_skip_only_the_discarded_overflow_check():
     out = subprocess.run([sys.executable, "-c", (
-        "from grader import interp_speed; import torch; r = interp_speed.install(); "
+        "from grader.watch import interp_speed; import torch; r = interp_speed.install(); "
         "from triton.runtime import interpreter as I; o = I.interpreter_builder.options; "
         "print(r['overflow_check_skipped'], o.sanitize_overflow, o.debug, torch.get_num_threads())")],
         cwd=str(ROOT), capture_output=True, text=True, env=runner.child_env(), timeout=120)
@@ -395,7 +396,7 @@ def test_bytecode_goes_to_drills_cache_only_when_torch_was_installed_without_it(
     import subprocess
     import sys
 
-    from grader import proc
+    from grader.run import proc
     monkeypatch.setattr(proc, "_torch_has_bytecode", lambda: True)
     assert proc.bytecode_env() == {"PYTHONDONTWRITEBYTECODE": "1"}
     monkeypatch.setattr(proc, "_torch_has_bytecode", lambda: False)

@@ -1,0 +1,361 @@
+"""Rendering and the command body of `drill inductor` (capture and parsing live in coach/inductor/capture.py)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+import drills
+from grader.reporting.i18n import pick
+from coach.inductor import capture as ind
+from coach.inductor import limits as inductor_limits
+from coach.inductor import template as inductor_template
+from coach.store import Store
+from coach.ui import console
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+T = {
+    "title": {"en": "torch.compile({fn}) of drill {drill} at size {size}",
+              "zh": "对 drill {drill} 的 {fn} 做 torch.compile，尺寸 {size}"},
+    "path_cuda": {"en": "Triton kernel generated and run on {name}.", "zh": "在 {name} 上生成并运行的 Triton kernel。"},
+    "path_interp": {
+        "en": "No GPU here: through a private torch switch (torch.utils._triton.triton_backend answering with a CUDA "
+              "target, config.cpu_backend='triton') Inductor wrote Triton for CPU tensors, and Triton's interpreter "
+              "ran it. The source is the GPU-style kernel; the block sizes a GPU picks by autotuning can differ.",
+        "zh": "本机没有 GPU：通过 torch 的私有开关（让 torch.utils._triton.triton_backend 返回 CUDA 目标，并设 "
+              "config.cpu_backend='triton'），Inductor 为 CPU 张量生成了 Triton 源码，由 Triton 解释器运行。源码就是 GPU "
+              "风格的 kernel；GPU 上自动调优选出的块大小可能不同。"},
+    "path_source_only": {
+        "en": "No GPU here: Inductor generated this Triton source for CPU tensors (private torch switch), but "
+              "Triton's interpreter could not run it ({why}). The timings and the check against eager below come "
+              "from Inductor's C++ kernel for the same function.",
+        "zh": "本机没有 GPU：Inductor 通过 torch 的私有开关为 CPU 张量生成了这段 Triton 源码，但 Triton 解释器无法运行它"
+              "（{why}）。下面的计时和与 eager 的对比来自同一函数的 Inductor C++ kernel。"},
+    "why_cpp": {
+        "en": "Why no Triton here: Inductor picks a code generator per device. For CPU tensors its default is C++ "
+              "(cpp_fused_..., vectorised with at::vec, split across cores with OpenMP) built by your C++ compiler; "
+              "Triton kernels are generated for GPUs. Setting config.cpu_backend='triton' needs a Triton GPU driver, "
+              "which this machine lacks, and the private workaround did not work here ({why}). The roles are the "
+              "same: the loop over x0 splits the work (your pid and offsets), the bound check does the mask's job, "
+              "loadu/store are tl.load/tl.store. On a GPU this command shows triton_poi_fused_... instead.",
+        "zh": "为什么这里没有 Triton：Inductor 按设备选择代码生成器。CPU 张量默认生成 C++（cpp_fused_...，用 at::vec "
+              "向量化、OpenMP 多核并行），由本机 C++ 编译器编译；Triton kernel 只为 GPU 生成。config.cpu_backend='triton' "
+              "需要 Triton 的 GPU 驱动，本机没有，私有的变通办法在这里也没成功（{why}）。各部分的角色相同：对 x0 的循环负责"
+              "分工（相当于你的 pid 和 offsets），边界判断承担 mask 的作用，loadu/store 就是 tl.load/tl.store。在 GPU 上"
+              "这个命令会显示 triton_poi_fused_...。"},
+    "decoded": {"en": "name: {backend} · {category} · {fused} · kernel #{index}",
+                "zh": "名字：{backend} · {category} · {fused} · 第 {index} 个 kernel"},
+    "fused_ops": {"en": "fused ops: {ops}", "zh": "融合的算子：{ops}"},
+    "one_op": {"en": "one op: {ops}", "zh": "单个算子：{ops}"},
+    "launch": {"en": "launch (wrapper `call()`)", "zh": "启动（wrapper 的 `call()`）"},
+    "launch_seen": {"en": "grid {grid} = {programs} programs, XBLOCK={block}, xnumel={n}: launched {count}× "
+                          "(once per call)",
+                    "zh": "grid {grid} = {programs} 个 program，XBLOCK={block}，xnumel={n}：启动 {count} 次（每次调用一次）"},
+    "launch_chosen": {"en": "config picked: {cfg}; grid = cdiv({n}, {block}) = {programs}",
+                      "zh": "选中的配置：{cfg}；grid = cdiv({n}, {block}) = {programs}"},
+    "grid_note": {
+        "en": "The wrapper passes only the sizes (`.run(..., xnumel)`): the kernel's heuristics pick XBLOCK from "
+              "its configs ({configs}) and compute grid = cdiv(xnumel, XBLOCK) at launch — the job of your "
+              "`grid = lambda meta: (triton.cdiv(n, meta['BLOCK_SIZE']),)`.",
+        "zh": "wrapper 只传尺寸（`.run(..., xnumel)`）：kernel 的 heuristics 从候选配置（{configs}）中选 XBLOCK，"
+              "启动时计算 grid = cdiv(xnumel, XBLOCK)——这就是你的 `grid = lambda meta: (triton.cdiv(n, "
+              "meta['BLOCK_SIZE']),)` 做的事。"},
+    "side_by_side": {"en": "piece by piece: Inductor vs {who}", "zh": "逐个对照：Inductor 与{who}"},
+    "yours": {"en": "your kernel ({file})", "zh": "你的 kernel（{file}）"},
+    "reference": {"en": "the reference solution ({file})", "zh": "参考答案（{file}）"},
+    "no_learner_kernel": {"en": "no @triton.jit function found in {file}", "zh": "{file} 里没有找到 @triton.jit 函数"},
+    "timings": {"en": "first call vs second call", "zh": "第一次调用与第二次调用"},
+    "first": {"en": "first call   {s}  compile: Dynamo traces, Inductor lowers and writes code (FX graph cache: {fx}), "
+                    "the kernel is compiled/loaded, then it runs",
+              "zh": "第一次调用 {s}  编译：Dynamo 追踪、Inductor 降级并生成代码（FX 图缓存：{fx}），编译/加载 kernel，再运行"},
+    "second": {"en": "second call  {s}  cached: the compiled graph is reused in this process (guard check + run){extra}",
+               "zh": "第二次调用 {s}  命中缓存：本进程内复用已编译的图（检查 guard + 运行）{extra}"},
+    "eager": {"en": "eager call   {s}  the same function without torch.compile", "zh": "eager 调用 {s}  不编译的同一函数"},
+    "interp_extra": {"en": "; here the run is Triton's interpreter, so it says nothing about GPU speed",
+                     "zh": "；这里的运行是 Triton 解释器，与 GPU 速度无关"},
+    "cold_note": {"en": "(fresh cache folder: a cold compile)", "zh": "（全新缓存目录：冷编译）"},
+    "mismatch": {"en": "the compiled output differs from eager (max |diff| {d})", "zh": "编译结果与 eager 不一致（最大差 {d}）"},
+    "failed": {"en": "torch.compile of drill {drill} failed: {type}: {message}",
+               "zh": "drill {drill} 的 torch.compile 失败：{type}: {message}"},
+    "saved": {"en": "saved {path}", "zh": "已保存 {path}"},
+    "quiz_intro": {"en": "Quiz: {name}. Answer with a line number.", "zh": "小测：{name}。用行号回答。"},
+    "quiz_result": {"en": "score {score}/{total}", "zh": "得分 {score}/{total}"},
+    "not_a_line": {"en": "{answer!r} is not a line number: type the number at the left of the line "
+                         "(Enter alone skips)",
+                   "zh": "{answer!r} 不是行号：请输入该行左边的数字（直接回车跳过）"},
+    "right": {"en": "right", "zh": "对"},
+    "wrong": {"en": "wrong: line {lines}", "zh": "错：应为第 {lines} 行"},
+    "no_quiz": {"en": "no kernel with a mask, load or store to ask about", "zh": "没有含 mask/load/store 的 kernel 可以出题"},
+}
+
+NOTES = {
+    "numel": {"en": "n baked in as a constant (static shape)", "zh": "n 作为常量写死（静态形状）"},
+    "pid": {"en": "program id × block: the tile's first element (your pid * BLOCK_SIZE)",
+            "zh": "program id × 块大小：本 tile 的第一个元素（你的 pid * BLOCK_SIZE）"},
+    "offsets": {"en": "the tile's element indices (your offsets)", "zh": "本 tile 的元素下标（你的 offsets）"},
+    "mask": {"en": "lanes inside the tensor (your mask)", "zh": "落在张量范围内的 lane（你的 mask）"},
+    "load": {"en": "load {ptr}{m}", "zh": "load {ptr}{m}"},
+    "store": {"en": "store {ptr}{m}", "zh": "store {ptr}{m}"},
+    "bound": {"en": "bound check: only indices inside the tensor (the mask's job)",
+              "zh": "边界判断：只处理张量范围内的下标（mask 的作用）"},
+    "loop": {"en": "loop over x0 in vector-width steps; OpenMP splits it across cores (pid + offsets)",
+             "zh": "按向量宽度步进遍历 x0；OpenMP 把循环分给各核（相当于 pid + offsets）"},
+}
+FX = {
+    "hit": {"en": "hit — the compiled graph came from the on-disk cache of an earlier run; --cold for a full compile",
+            "zh": "命中——编译好的图来自之前运行留下的磁盘缓存；加 --cold 看完整编译"},
+    "miss": {"en": "miss — compiled from scratch", "zh": "未命中——从头编译"},
+    "bypass": {"en": "bypassed", "zh": "跳过"},
+    "unknown": {"en": "not reported by this torch", "zh": "此版本 torch 未报告"},
+}
+MASKED = {True: {"en": " (masked)", "zh": "（带 mask）"}, False: {"en": " (NO mask)", "zh": "（没有 mask）"}}
+
+
+def _t(key: str, lang: str, **kw) -> str:
+    return pick(T[key], lang).format(**kw)
+
+
+def _fmt_s(s) -> str:
+    if s is None:
+        return "?"
+    return f"{s * 1000:.1f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def note_for(piece: ind.Piece, lang: str, kernel_lang: str = "triton") -> str:
+    special = inductor_template.note(piece, lang)  # a matmul's pieces (K loop, tl.dot, epilogue, ...)
+    if special:
+        return special
+    m = pick(MASKED[piece.masked], lang) if piece.masked is not None else ""
+    kind = "bound" if (piece.kind == "mask" and kernel_lang == "cpp") else piece.kind
+    return pick(NOTES.get(kind, {"en": kind}), lang).format(ptr=piece.pointer or "?", m=m)
+
+
+def kernel_text(kernel: ind.Kernel, lang: str, annotate: bool = True) -> Text:
+    """The kernel with line numbers; with `annotate`, each piece's role after its line (`← ...`)."""
+    by_line: dict = {}
+    for p in kernel.pieces:
+        by_line.setdefault(p.line, []).append(p)
+    lines = kernel.shown.rstrip("\n").split("\n")
+    width = len(str(len(lines)))
+    text = Text()
+    last = ""
+    for n, line in enumerate(lines, start=1):
+        text.append(f"{n:>{width}}  ", style="dim")
+        text.append(line)
+        notes = "; ".join(dict.fromkeys(note_for(p, lang, kernel.lang) for p in by_line.get(n, []))) if annotate else ""
+        if notes and notes != last:  # a run of lines with the same role is annotated once, at its first line
+            text.append(f"   ← {notes}", style="cyan")
+        last = notes or last
+        text.append("\n")
+    return text
+
+
+def describe_name(kernel: ind.Kernel, lang: str) -> str:
+    d = ind.decode_kernel_name(kernel.name, kernel.aten_ops)
+    cat = d[f"category_{lang}"] or d["category_en"] or ("C++" if d["backend"] == "cpp" else "?")
+    ops = ", ".join(d["ops"]) or "?"
+    fused = _t("fused_ops" if len(d["ops"]) > 1 else "one_op", lang, ops=ops)
+    return _t("decoded", lang, backend=d["backend"] or "?", category=cat, fused=fused,
+              index=d["index"] if d["index"] is not None else "?")
+
+
+def launch_lines(capture: dict, kernel: ind.Kernel, lang: str) -> list[str]:
+    out = []
+    for code in capture.get("codes", []):
+        out += ind.wrapper_launch_lines(code, [kernel.name])
+    numel = next((p.text.split("=")[1].strip() for p in kernel.pieces if p.kind == "numel"), "?")
+    seen = [l for l in capture.get("launches", []) if l.get("kernel") == kernel.name]
+    tuner = next((a for a in capture.get("autotuners", []) if a.get("kernel") == kernel.name), None)
+    template = inductor_template.template_launch(kernel, lang) if inductor_template.is_matmul(kernel) else None
+    if template:  # a template's grid is fixed in the wrapper, from its config: no XBLOCK heuristics
+        out.append(template)
+        return out
+    if seen:
+        l = seen[-1]
+        out.append(_t("launch_seen", lang, grid=tuple(l.get("grid") or ()), programs=l.get("programs"),
+                      block=l.get("block"), n=l.get("meta", {}).get("xnumel", numel), count=len(seen)))
+    elif tuner and tuner.get("chosen"):
+        cfg = tuner["chosen"][0]
+        block = cfg.get("XBLOCK")
+        try:
+            programs = -(-int(numel) // int(block))
+        except (TypeError, ValueError):
+            programs = "?"
+        out.append(_t("launch_chosen", lang, cfg=", ".join(f"{k}={v}" for k, v in cfg.items()), n=numel,
+                      block=block, programs=programs))
+    if kernel.lang == "triton" and tuner and tuner.get("configs") and "grid_type" in kernel.source:
+        configs = ", ".join(" ".join(f"{k}={v}" for k, v in c.items()) for c in tuner["configs"])
+        out.append(_t("grid_note", lang, configs=configs))
+    return out
+
+
+def _cell(pieces: list) -> str:
+    return "\n".join(f"L{p.line}  {p.text.split('#', 1)[0].strip()}" for p in pieces) or "—"
+
+
+def side_by_side(kernel: ind.Kernel, other_text: str, who: str, lang: str, first_line: int = 1) -> Table:
+    mine = ind.kernel_pieces(other_text)
+    for p in mine:
+        p.line += first_line - 1  # the learner's file's own line numbers
+    table = Table(title=_t("side_by_side", lang, who=who), show_lines=True)
+    table.add_column("piece")
+    table.add_column("Inductor", overflow="fold")
+    table.add_column(who, overflow="fold")
+    rows = inductor_template.ROWS if inductor_template.is_matmul(kernel) else ind.ROWS
+    for row in ind.line_up(kernel.pieces, mine, rows):
+        table.add_row(row["piece"], _cell(row["inductor"]), _cell(row["mine"]))
+    return table
+
+
+def render(capture: dict, kernels: list, lang: str, out: Console, compare: tuple | None) -> None:
+    size = capture.get("size")
+    out.print(f"[bold]{_t('title', lang, fn=capture.get('function_name'), drill=capture.get('drill'), size=size)}"
+              f"[/bold]  (torch {capture.get('torch')}, triton {capture.get('triton')})")
+    path = capture.get("path")
+    if path == "cuda":
+        out.print(_t("path_cuda", lang, name=capture.get("device_name", "GPU")))
+    elif path == "cpu-triton-interpreter":
+        out.print(_t("path_interp", lang), style="dim")
+    elif path == "cpu-triton-source-only":
+        out.print(_t("path_source_only", lang, why=capture.get("interpreter_error") or "?"), style="yellow")
+    else:
+        out.print(_t("why_cpp", lang, why=capture.get("why_no_triton") or "?"), style="yellow")
+    if capture.get("matches_eager") is False:
+        out.print(_t("mismatch", lang, d=capture.get("max_abs_diff")), style="red")
+    for k in kernels:
+        out.print()
+        out.rule(f"[bold]{k.name}[/bold]")
+        out.print(describe_name(k, lang))
+        out.print(kernel_text(k, lang))
+        lines = launch_lines(capture, k, lang)
+        if lines:
+            out.print(f"[bold]{_t('launch', lang)}[/bold]")
+            for line in lines:
+                out.print("  " + line, markup=False)
+    inductor_limits.render(capture, lang, out)  # a drill whose device has launch limits (e.g. the GXU)
+    inductor_template.render(capture, kernels, lang, out)  # a drill with compile options (e.g. max-autotune)
+    tri = [k for k in kernels if k.lang == "triton"]
+    if compare and tri:
+        text, who, first = compare
+        if "tl.dot(" in text:  # a matmul beside Inductor's matmul, not beside a separate epilogue kernel
+            tri = [k for k in tri if inductor_template.is_matmul(k)] or tri
+        out.print()
+        out.print(side_by_side(tri[0], text, who, lang, first))
+    out.print()
+    out.print(f"[bold]{_t('timings', lang)}[/bold]" + (f"  {_t('cold_note', lang)}" if capture.get("cold_cache")
+                                                        else ""))
+    fx = capture.get("fx_graph_cache") or {}
+    fx_s = pick(FX[("hit" if fx.get("hit") else "miss" if fx.get("miss") else "bypass" if fx.get("bypass")
+                     else "unknown")], lang)
+    extra = _t("interp_extra", lang) if path == "cpu-triton-interpreter" else ""
+    out.print("  " + _t("first", lang, s=_fmt_s(capture.get("first_call_s")), fx=fx_s), markup=False)
+    out.print("  " + _t("second", lang, s=_fmt_s(capture.get("second_call_s")), extra=extra), markup=False)
+    out.print("  " + _t("eager", lang, s=_fmt_s(capture.get("eager_call_s"))), markup=False)
+
+
+def quiz_kernel(kernels: list):
+    tri = [k for k in kernels if k.lang == "triton" and ind.quiz_questions(k)]
+    rest = [k for k in kernels if ind.quiz_questions(k)]
+    return (tri or rest or [None])[0]
+
+
+def ask_line(prompt: str, lang: str, out: Console) -> str:
+    """Ask until the answer is a line number (Enter alone skips the question)."""
+    while True:
+        answer = click.prompt(prompt, default="", show_default=False)
+        if not answer.strip() or ind.parse_line_answer(answer) is not None:
+            return answer
+        out.print(_t("not_a_line", lang, answer=answer), markup=False)
+
+
+def run_quiz(capture: dict, kernels: list, lang: str, out: Console, answers: list | None) -> int:
+    kernel = quiz_kernel(kernels)
+    if kernel is None:
+        out.print(_t("no_quiz", lang))
+        return EXIT_FAIL
+    questions = ind.quiz_questions(kernel)
+    out.print(_t("quiz_intro", lang, name=kernel.name))
+    out.print(kernel_text(kernel, lang, annotate=False))
+    given = {}
+    for i, q in enumerate(questions):
+        prompt = pick(q.prompt, lang)
+        if answers is not None:
+            given[q.id] = answers[i] if i < len(answers) else ""
+            out.print(f"{prompt} {given[q.id]}", markup=False)
+        else:
+            given[q.id] = ask_line(prompt, lang, out)
+    result = ind.grade_quiz(questions, given)
+    for q, item in zip(questions, result["items"]):
+        mark = _t("right", lang) if item["correct"] else _t("wrong", lang, lines=", ".join(map(str, q.accepted)))
+        out.print(f"  {'✓' if item['correct'] else '✗'} {pick(q.prompt, lang)} {item['answer']} — {mark}",
+                  markup=False)
+    out.print(f"[bold]{_t('quiz_result', lang, score=result['score'], total=result['total'])}[/bold]")
+    store = Store()
+    try:
+        ind.record_quiz(store, capture.get("drill"), kernel.name, result)
+    except OSError as e:
+        console(stderr=True).print(f"drill: could not save progress ({e})", style="yellow")
+    for w in store.warnings:
+        console(stderr=True).print(w, style="yellow")
+    return EXIT_OK if result["score"] == result["total"] else EXIT_FAIL
+
+
+def device_for(device: str) -> str:
+    if device != "auto":
+        return device
+    from grader.run.proc import cuda_available
+    return "cuda" if cuda_available() else "cpu"
+
+
+def command(name: str, file: Path | None, raw: bool, save: Path | None, quiz: bool, lang: str,
+            device: str = "auto", backend: str = "auto", cold: bool = False, timeout: float | None = None,
+            answers: list | None = None) -> int:
+    """The body of `drill inductor`. Exit: 0 ok (quiz: all right), 1 compile failed (quiz: not all right), 2 usage."""
+    err = console(stderr=True)
+    try:
+        spec = drills.get_spec(name)
+    except KeyError as e:
+        err.print(f"drill: {e.args[0]}")
+        return EXIT_USAGE
+    compare = None
+    if file is not None:
+        try:
+            source = Path(file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            err.print(f"drill: cannot read {file}: {e}")
+            return EXIT_USAGE
+        text, _, first = ind.learner_kernel_source(source)
+        if not text:
+            err.print(_t("no_learner_kernel", lang, file=file))
+            return EXIT_USAGE
+        compare = (text, _t("yours", lang, file=Path(file).name), first)
+    elif spec.solution_path.exists():
+        text, _, first = ind.learner_kernel_source(spec.solution_path.read_text(encoding="utf-8"))
+        if text:
+            compare = (text, _t("reference", lang, file=f"solutions/{spec.solution_path.name}"), first)
+
+    capture = ind.run_capture(spec.name, device=device_for(device), backend=backend, cold=cold,
+                              timeout=timeout or ind.DEFAULT_TIMEOUT_S)
+    if capture.get("error"):
+        e = capture["error"]
+        err.print(_t("failed", lang, drill=spec.name, type=e.get("type"), message=e.get("message")), markup=False)
+        if capture.get("output"):
+            err.print(capture["output"][-1200:], markup=False, style="dim")
+        return EXIT_FAIL
+    kernels = [k for code in capture.get("codes", []) for k in ind.extract_kernels(code)]
+    out = console()
+    if save is not None:
+        for p in ind.save_capture(capture, kernels, Path(save)):
+            out.print(_t("saved", lang, path=p), markup=False)
+    if raw:
+        for code in capture.get("codes", []):
+            click.echo(code)
+        return EXIT_OK
+    if quiz:
+        return run_quiz(capture, kernels, lang, out, answers)
+    render(capture, kernels, lang, out, compare)
+    return EXIT_OK

@@ -1,0 +1,1 @@
+"""`drill progress`: the table of attempts and passes, and the spaced-repetition schedule that says what is due."""

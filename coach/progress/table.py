@@ -1,0 +1,111 @@
+"""`drill progress`: per drill and per checkpoint — attempts, passes, best times, last result, what is due."""
+from __future__ import annotations
+
+import time
+from datetime import datetime
+
+from rich.table import Table
+
+import drills
+from grader.reporting.texts import checkpoints
+from coach.progress import schedule
+from coach.store import Store
+from coach.ui import console
+
+T = {
+    "drills": {"en": "drills", "zh": "编程题"},
+    "drill_cols": {"en": ("drill", "tries", "passes", "grade s", "mock best", "last", "box", "review"),
+                   "zh": ("题目", "尝试", "通过", "评测秒", "模拟最快", "上次", "盒", "复习")},
+    "cps": {"en": "checkpoints (oral)", "zh": "口述检查点"},
+    "cp_cols": {"en": ("checkpoint", "asked", "passes", "points", "rating", "box", "review"),
+                "zh": ("检查点", "被问", "通过", "要点", "自评", "盒", "复习")},
+    "new": {"en": "now (new)", "zh": "现在（新）"},
+    "pass": {"en": "pass", "zh": "通过"},
+    "due_now": {"en": "Due for review now: {items}", "zh": "现在该复习：{items}"},
+    "nothing_due": {"en": "Nothing is due for review now.", "zh": "现在没有需要复习的内容。"},
+    "mocks": {"en": "{n} mock interview(s); the last one ({when}):", "zh": "共 {n} 次模拟面试；最近一次（{when}）："},
+    "no_mocks": {"en": "No mock interview yet: `drill mock`.", "zh": "还没有模拟面试：`drill mock`。"},
+    "hint": {"en": "Next: `drill mock` picks what is due first.", "zh": "下一步：`drill mock` 会优先挑该复习的内容。"},
+}
+
+
+def tr(key, lang, **kw):
+    v = T[key][lang] if lang in T[key] else T[key]["en"]
+    return v.format(**kw) if kw else v
+
+
+def _s(x, fmt="{:.1f}") -> str:
+    return "" if x is None else fmt.format(x)
+
+
+def _mmss(x) -> str:
+    if x is None:
+        return ""
+    s = int(round(x))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def rows(state: dict, now: float, lang: str) -> tuple[list[list[str]], list[list[str]], list[str]]:
+    """The drill rows, the checkpoint rows, and the ids due now (most urgent first). Pure: tests call it."""
+    drill_rows, cp_rows, due = [], [], []
+    for name in drills.names():
+        d = state.get("drills", {}).get(name) or {}
+        last = d.get("last") or {}
+        result = "" if not last else (tr("pass", lang) if last.get("passed") else (last.get("diagnosis") or "fail"))
+        item = d.get("review")
+        seen = bool(d.get("attempts"))
+        # The same item decides the column and the due list: no review yet means new, and due now.
+        when = schedule.describe_due(item, now, lang) if item is not None else tr("new", lang)
+        drill_rows.append([name, str(d.get("attempts", 0)), str(d.get("passes", 0)), _s(d.get("best_s")),
+                           _mmss(d.get("best_mock_s")), result, "" if item is None else str(item.get("box", 0)),
+                           when])
+        if schedule.is_due(item, now):
+            due.append((schedule.priority(item if seen else None, now), f"drill:{name}"))
+    for cid, cp in checkpoints().items():
+        c = state.get("checkpoints", {}).get(cid) or {}
+        last = c.get("last") or {}
+        item = c.get("review")
+        seen = bool(c.get("asked"))
+        n = len(cp.get("rubric") or [])
+        best = "" if c.get("best_covered") is None else f"{c['best_covered']}/{n}"
+        rating = "" if not last or last.get("rating") is None else f"{last['rating']}/5"
+        cp_rows.append([cid, str(c.get("asked", 0)), str(c.get("passes", 0)), best, rating,
+                        "" if item is None else str(item.get("box", 0)),
+                        schedule.describe_due(item, now, lang) if item is not None else tr("new", lang)])
+        if schedule.is_due(item, now):
+            due.append((schedule.priority(item if seen else None, now), f"checkpoint:{cid}"))
+    due.sort(key=lambda x: x[0])
+    return drill_rows, cp_rows, [k for _, k in due]
+
+
+def show(lang: str, now: float | None = None) -> int:
+    from coach.mock.tui import scorecard_tables
+
+    now = time.time() if now is None else now
+    store = Store()
+    state = store.read()
+    for w in store.warnings:
+        console(stderr=True).print(w, style="yellow")
+    out = console()
+    drill_rows, cp_rows, due = rows(state, now, lang)
+    for title, cols, body in ((tr("drills", lang), tr("drill_cols", lang), drill_rows),
+                              (tr("cps", lang), tr("cp_cols", lang), cp_rows)):
+        table = Table(title=title)
+        for i, col in enumerate(cols):
+            table.add_column(col, no_wrap=(i == 0))
+        for r in body:
+            table.add_row(*r)
+        out.print(table)
+    out.print(tr("due_now", lang, items=", ".join(due)) if due else tr("nothing_due", lang))
+    mocks = state.get("mocks") or []
+    if mocks:
+        last = mocks[-1]
+        when = datetime.fromtimestamp(last.get("at", now)).strftime("%Y-%m-%d %H:%M")
+        out.print(tr("mocks", lang, n=len(mocks), when=when))
+        for t in scorecard_tables(last, lang):
+            out.print(t)
+    else:
+        out.print(tr("no_mocks", lang))
+    if due:
+        out.print(tr("hint", lang), style="dim")
+    return 0

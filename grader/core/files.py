@@ -1,0 +1,27 @@
+"""Where drill keeps its files ($DRILL_HOME, else click's app dir) and how it writes one: atomically."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import click
+
+
+def home() -> Path:
+    return Path(os.environ.get("DRILL_HOME") or click.get_app_dir("drill"))
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,148 @@
+"""What a drill is, as data: the entry point, how to make inputs, the float64 reference, sizes and tolerances.
+
+The grader reads only these fields; it never branches on a drill's name.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: grader/core/spec.py
+
+# (rtol, atol) per dtype name, against a float64 reference.
+DEFAULT_TOLERANCE = {
+    "float32": (1e-5, 1e-6),
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "float64": (1e-12, 1e-14),
+}
+
+
+@dataclass(frozen=True)
+class Probe:
+    """An extra input set that blames one named category when (only) it fails, e.g. all-negative rows -> `other`."""
+    name: str                       # shown in the size row: "all-negative", "x30", "bfloat16"
+    make_inputs: Callable           # (size, generator) -> tuple of CPU tensors
+    sizes: Sequence
+    category: str | None = None     # a values failure here means this; None: the drill's value_category
+    kwargs: dict = field(default_factory=dict)  # extra arguments for the entry point (e.g. causal=True)
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known wrong answer, as data: when the learner's output matches `reference` instead of the true one, the
+    diagnosis is `category` (a forgotten 1/sqrt(D) -> `scale`, the bias added per row -> `epilogue`).
+    `reference(*inputs_as_float64, meta=<the launch's constexprs>, **kwargs)` returns a tensor, or None when the
+    mistake does not apply to this call (it would equal the true answer, or needs a constexpr the kernel lacks)."""
+    name: str                       # shown in the report: "no 1/sqrt(D) scale"
+    category: str
+    reference: Callable
+
+
+@dataclass(frozen=True)
+class DeviceLimits:
+    """What a device accepts at a launch (grader/families/limits.py enforces it on every recorded launch, on every device):
+    more programs or warps than this, or a block size outside the range, and the device refuses the launch."""
+    name: str                       # shown in messages, e.g. "GXU" (the guide's hypothetical accelerator)
+    max_programs: int               # programs per launch (the product of the grid)
+    max_warps: int                  # warps per program (num_warps; Triton's default is 4 when none is passed)
+    min_block: int                  # block size (the kernel's XBLOCK / BLOCK constexpr): a power of two in
+    max_block: int                  # [min_block, max_block]
+
+
+@dataclass(frozen=True)
+class FunctionContract:
+    """A pure function the learner's file must define, checked over many inputs without launching anything, e.g. a
+    launch heuristic pick_config(numel) -> {"XBLOCK", "num_warps", "grid"} at sizes up to 10^9."""
+    function: str                   # name of the module-level function
+    signature: str                  # shown to the learner
+    inputs: Sequence                # each is passed as the only argument
+    check: Callable                 # (input, result) -> list of problems: {"category", "field", "rule", ...}
+    # result key -> launch record key ("block", "num_warps", "programs"): the entry point's launch for numel n must
+    # use what function(n) returned.
+    launch_fields: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How `drill inductor` compiles this drill's eager function (coach/inductor/child.py), as data: torch.compile's
+    mode and Inductor config overrides, names as in torch._inductor.config (dotted for nested ones). With `compare`
+    set, a CUDA run compiles a second time with `compare` in place of `options` and reports what Inductor picked there
+    ({}: the mode with Inductor's defaults)."""
+    mode: str = "default"           # a torch.compile mode: "default", "max-autotune-no-cudagraphs", ...
+    options: dict = field(default_factory=dict)  # e.g. {"max_autotune_gemm_backends": "TRITON"}
+    compare: dict | None = None     # a second compile's overrides, CUDA only (None: no second compile)
+    cuda_size: Any = None           # the size compiled at on CUDA (default: the CPU's, coach.inductor.pick_size)
+
+
+@dataclass(frozen=True)
+class DrillSpec:
+    name: str
+    entry: str                      # the function the learner's file must define
+    signature: str                  # shown to the learner
+    holes: tuple[str, ...]          # hole names used by HOLE("...") markers in the skeleton
+    make_inputs: Callable           # (size, generator) -> tuple of CPU tensors
+    reference: Callable             # float64 eager reference: (*inputs_as_float64, **kwargs) -> tensor
+    sizes: Sequence                 # sizes graded everywhere (int for 1-D numel, tuple for shapes)
+    cuda_sizes: Sequence = ()       # extra sizes graded on CUDA only
+    seeds: int = 3
+    kwargs: dict = field(default_factory=dict)   # extra non-tensor arguments for the entry point
+    tolerance: dict = field(default_factory=dict)  # dtype name -> (rtol, atol); falls back to DEFAULT_TOLERANCE
+    family: str = ""                # drills that share checkpoints and a report style
+    max_launches: int | None = None  # fused drills: exactly this many Triton launches per call
+    timeout_s: float = 60.0
+    eager: Callable | None = None   # the eager PyTorch form (what the learner must beat), optional
+    byte_model: Callable | None = None  # size (as in `sizes`) -> {"fused": bytes, "eager": bytes}, optional
+    solution: str = ""              # file name in solutions/ when drills share one (default: <slug>.py)
+    # -- fusion and speed (fused drills) --------------------------------------------------------------------------
+    bytes_proof: bool = False       # interpreter: moving more bytes than byte_model's "fused" fails with `fusion`
+    intermediate: str = ""          # the value eager writes to HBM and reads back (named in the bytes proof)
+    speedup_min: float | None = None  # CUDA: candidate must be >= this many times faster than `eager`
+    bench_size: Any = 2**24 + 17    # CUDA: size the speed gate times at (odd on purpose: the tail tile counts)
+    small_size: Any = 100_000       # CUDA: size where device time and host wall time are compared (launch-bound)
+    speed_refs: tuple = ()          # CUDA: extra (label, fn) rows timed beside the candidate, shown only
+    bench_sizes: Sequence = ()      # `drill bench`'s default sweep (default: 2^12..2^27, or the CUDA sizes)
+    # -- 2-D, reduction, persistent and autotune drills --
+    probes: tuple = ()              # Probe(...) input sets graded after `sizes`
+    value_category: str = "wrong-values"  # what a plain values failure means here (transpose: indexing)
+    max_programs: int | None = None  # cap on programs per launch under the interpreter (persistent drills)
+    max_programs_per_sm: int | None = None  # on CUDA the cap is this many x the SM count
+    autotune_min_configs: int = 0   # > 0: the kernel needs @triton.autotune with >= this many configs
+    error_scale: Callable | None = None  # (*inputs_f64) -> like the reference: atol is relative to it (sums)
+    masked_other: tuple | None = None  # (identity, category): masked-off load lanes must read this, e.g. -inf
+    # -- a device with launch limits (grader/families/limits.py) --
+    device_limits: DeviceLimits | None = None  # enforced on every launch, on CPU and CUDA alike
+    contract: FunctionContract | None = None  # a pure heuristic checked over many inputs, and against the launches
+
+    index_category: str | None = None  # what out-of-bounds index arithmetic is called (default: by dimensionality)
+    contiguous_output: bool = True  # the output must be a contiguous tensor, as eager's is (layout is contract)
+    mistakes: tuple = ()            # Mistake(...)s checked, in order, when values are wrong
+    input_categories: dict = field(default_factory=dict)  # input name -> what an out-of-bounds access to it means
+    mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
+    flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
+    compile_options: CompileOptions | None = None  # `drill inductor`: mode and Inductor config (default: plain)
+
+    @property
+    def two_d(self) -> bool:
+        """Sizes are shapes of two or more dims (2-D texts and fixes apply)."""
+        return bool(self.sizes) and not isinstance(self.sizes[0], int) and len(self.sizes[0]) >= 2
+
+    @property
+    def oob_category(self) -> str:
+        return self.index_category or ("indexing" if self.two_d else "offsets")
+
+    @property
+    def slug(self) -> str:
+        return self.name.replace("-", "_")
+
+    @property
+    def skeleton_path(self) -> Path:
+        return ROOT / "drills" / f"{self.slug}.py"
+
+    @property
+    def solution_path(self) -> Path:
+        return ROOT / "solutions" / (self.solution or f"{self.slug}.py")
+
+    def tolerance_for(self, dtype_name: str) -> tuple[float, float]:
+        return self.tolerance.get(dtype_name, DEFAULT_TOLERANCE.get(dtype_name, (1e-5, 1e-6)))

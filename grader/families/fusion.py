@@ -1,0 +1,73 @@
+"""Fusion evidence for the verdict: launches per call, bytes moved against the drill's byte model (interpreter),
+and the speed gate's result (CUDA). Pure functions over the children's plain data.
+"""
+from __future__ import annotations
+
+from grader.judge.diagnose import extra_bytes
+
+
+def bytes_call(calls: list[dict]) -> dict | None:
+    """The interpreted call with the largest input that has a byte count (the one the bytes proof quotes)."""
+    counted = [c for c in calls if c.get("bytes") and c.get("bytes_model")]
+    if not counted:
+        return None
+    return max(counted, key=lambda c: (c["bytes_model"].get("n", 0), c.get("category") is not None))
+
+
+def summarize(calls: list[dict]) -> dict:
+    """JSON fields `launches`, `bytes_moved`, `bytes_model` for the verdict."""
+    launches = max((len(c.get("launches", [])) for c in calls), default=None)
+    c = bytes_call(calls)
+    if c is None:
+        return {"launches": launches, "bytes_moved": None, "bytes_model": None}
+    moved = c["bytes"]
+    return {"launches": launches,
+            "bytes_moved": {"n": c["bytes_model"].get("n"), "loaded": moved["loaded"], "stored": moved["stored"],
+                            "total": moved["loaded"] + moved["stored"]},
+            "bytes_model": dict(c["bytes_model"])}
+
+
+def apply_timing(v, runs) -> None:
+    """Merge the CUDA child's speed gate into a verdict that passed every correctness call."""
+    timing = next((r.result.get("timing") for r in runs if r.result and r.result.get("timing")), None)
+    if timing is None:
+        return
+    v.timing = timing
+    cat = timing.get("category")
+    if timing.get("rows"):
+        detail = f"{timing['speedup']:.2f}x eager at {timing.get('at') or 'n=' + format(timing['n'], ',')}" + (
+            f" (needs {timing['speedup_min']}x)" if timing.get("speedup_min") else "")
+    else:
+        detail = f"not timed ({timing['skipped']})" if timing.get("skipped") else "could not time"
+    v.checks.append({"name": "faster than eager (CUDA)", "passed": cat is None, "detail": detail})
+    if v.passed and cat:
+        v.passed = False
+        v.diagnosis = cat
+        v.detail = {"timing": True, **{k: timing.get(k) for k in ("speedup", "speedup_min", "floor_s", "wrong",
+                                                                   "exception", "n", "at", "copy_gbps", "flops",
+                                                                   "peak_tflops")}}
+        v.detail["numel"] = timing.get("out_numel") or timing.get("n")
+        if timing.get("rows"):
+            v.detail["candidate_ms"] = timing["rows"][0]["ms"]
+            v.detail["eager_ms"] = timing["rows"][1]["ms"]
+        exc = timing.get("exception") or {}
+        v.line = exc.get("line")
+
+
+def annotate(v, calls: list[dict], runs) -> None:
+    """Everything fusion adds to a merged verdict: the JSON fields, a bytes check row, the speed gate."""
+    s = summarize(calls)
+    v.launches, v.bytes_moved, v.bytes_model = s["launches"], s["bytes_moved"], s["bytes_model"]
+    if s["bytes_moved"]:
+        over = [c for c in calls if extra_bytes(c)]  # its own evidence, whatever the call's category
+        counted = [c for c in calls if c.get("bytes_model")]
+        moved, model = s["bytes_moved"], s["bytes_model"]
+        at = f"{len(counted) - len(over)}/{len(counted)} interpreted calls; at n={moved['n']:,}: "
+        if model.get("stored") is not None:  # tiled drills: only what is stored is bounded (the output alone)
+            v.checks.append({"name": "stores only the output", "passed": not over,
+                             "detail": at + f"{moved['stored']:,} B stored, the output is {model['stored']:,} B"})
+        else:
+            v.checks.append({"name": "bytes moved within the fused model", "passed": not over,
+                             "detail": at + f"{moved['total']:,} B moved, fused {model['fused']:,} B, eager "
+                                            f"{model['eager']:,} B"})
+    apply_timing(v, runs)

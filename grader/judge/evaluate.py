@@ -1,0 +1,280 @@
+"""Run one graded call of the learner's entry point and turn what happened into evidence (plain, JSON-able data)."""
+from __future__ import annotations
+
+import traceback
+
+import numpy as np
+import torch
+
+from grader.watch.launches import block_along
+from grader.watch.memory import Memory, is_sentinel
+
+
+def learner_line_of(exc: BaseException, learner_file: str) -> int | None:
+    line = None
+    seen = set()
+    e = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        for frame, lineno in traceback.walk_tb(e.__traceback__):
+            if frame.f_code.co_filename == learner_file:
+                line = lineno
+        if line is not None:
+            return line
+        e = e.__cause__ or e.__context__
+    return line
+
+
+def describe_exception(exc: BaseException, learner_file: str) -> dict:
+    if getattr(exc, "detail", None) and exc.detail.get("compiler"):  # grader.watch.compile_check.CompilerRejects
+        return dict(exc.detail, line=exc.detail.get("line") or learner_line_of(exc, learner_file))
+    root = exc
+    # Triton's interpreter wraps kernel errors; the learner's mistake is the cause.
+    while type(root).__name__ == "InterpreterError" and root.__cause__ is not None:
+        root = root.__cause__
+    text = str(root).strip() or type(root).__name__
+    if isinstance(root, SystemExit):
+        text = f"your code called exit()/sys.exit({root.code!r}) while it was being graded; return a tensor instead"
+    elif isinstance(root, KeyboardInterrupt):
+        text = "your code raised KeyboardInterrupt while it was being graded"
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return {
+        "type": type(root).__name__,
+        "message": "\n".join(lines[:12])[:1500],
+        "line": learner_line_of(exc, learner_file),
+        "cuda_fault": "illegal memory access" in text or "misaligned address" in text
+                      or "unspecified launch failure" in text,
+    }
+
+
+def _close(out64: torch.Tensor, ref: torch.Tensor, rtol: float, atol: float) -> torch.Tensor:
+    both_nan = torch.isnan(out64) & torch.isnan(ref)
+    same_inf = torch.isinf(ref) & (out64 == ref)
+    return ((out64 - ref).abs() <= atol + rtol * ref.abs()) | both_nan | same_inf
+
+
+def count_wrong(spec, args, out) -> tuple[int, int]:
+    """(elements of `out` outside the drill's tolerance of its float64 reference, elements of the reference), with
+    atol x the drill's error scale where it has one, as in grading. A non-tensor or wrongly shaped `out` is wrong
+    everywhere. Runs on the inputs' device (the speed gate's and `drill bench`'s large shapes stay on the GPU)."""
+    as64 = [t.double() for t in args]
+    ref = spec.reference(*as64, **spec.kwargs)
+    if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(ref.shape):
+        return int(ref.numel()), int(ref.numel())
+    rtol, atol = spec.tolerance_for(str(out.dtype).replace("torch.", ""))
+    if spec.error_scale is not None:
+        atol = atol * spec.error_scale(*as64, **spec.kwargs).reshape(-1)
+    return int((~_close(out.double().reshape(-1), ref.reshape(-1), rtol, atol)).sum()), int(ref.numel())
+
+
+def matches(out, ref, tolerance: tuple[float, float], share: float = 0.999) -> bool:
+    """At least `share` of the elements of `out` within twice `tolerance` (rtol, atol) of `ref` (NaN matches NaN):
+    how a known mistake is recognised in an output that carries its own rounding."""
+    rtol, atol = tolerance
+    close = _close(out.double(), ref.double().to(out.device), 2 * rtol, 2 * atol)
+    return bool(close.float().mean() >= share) if close.numel() else True
+
+
+def _unravel(i: int, shape) -> list:
+    return [int(v) for v in np.unravel_index(i, tuple(shape))] if len(shape) > 1 else [i]
+
+
+def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_launches, spec, interpreted: bool,
+                    expected_dtype, device: str, scale=None, store_spans=None, issued=None) -> dict:
+    """Shape/dtype/device, unwritten elements, values, tiles. `inputs_cpu` are the inputs as given (for display);
+    `scale` (optional, like ref) multiplies atol: the magnitude of the terms a reduction added up."""
+    ev: dict = {}
+    if not isinstance(out, torch.Tensor):
+        ev["returned"] = type(out).__name__
+        return ev
+    ev["returned"] = "tensor"
+    ev["expected_shape"], ev["got_shape"] = list(ref.shape), list(out.shape)
+    ev["expected_dtype"], ev["got_dtype"] = str(expected_dtype).replace("torch.", ""), str(out.dtype).replace(
+        "torch.", "")
+    ev["got_device"] = out.device.type
+    ev["device_ok"] = out.device.type == torch.device(device).type
+    ev["shape_ok"] = tuple(out.shape) == tuple(ref.shape)
+    ev["dtype_ok"] = out.dtype == expected_dtype
+    source = memory.region_of(out) if out.numel() else None
+    if source is not None and source.kind == "input":
+        ev["returned_input"] = source.name
+    # Allocated with no device= (and written by a kernel, or returned): on a GPU machine it sits on the CPU.
+    no_device = [r for r in memory.regions if r.no_device_line is not None and (r.stored or r is source)]
+    if no_device:
+        ev["device_ok"] = False
+        ev["no_device"] = {"line": no_device[0].no_device_line or None, "tensor": no_device[0].name}
+    if ev["shape_ok"] and spec.contiguous_output and not out.is_contiguous():
+        ev["layout_ok"] = False
+        ev["got_strides"], ev["expected_strides"] = list(out.stride()), list(ref.contiguous().stride())
+    if not (ev["shape_ok"] and ev["device_ok"] and ev.get("layout_ok", True)):
+        return ev
+
+    # Everything below runs on the output's device: at 2^24 elements a CPU round trip costs seconds.
+    flat = out.detach().reshape(-1)
+    numel = flat.numel()
+    dev = flat.device
+    region = memory.region_of(out) if numel else None
+    unwritten = torch.zeros(numel, dtype=torch.bool, device=dev)
+    if region is not None and region.sentinel_filled:
+        unwritten |= is_sentinel(flat)
+    duplicates = 0
+    if interpreted and region is not None and region.kind == "alloc" and recorder_launches:
+        offset = (out.data_ptr() - region.start) // region.elsize
+        written = torch.zeros(numel, dtype=torch.bool)
+        per_program: dict = {}
+        for launch, program, elems, atomic in region.stored:
+            idx = elems - offset
+            idx = idx[(idx >= 0) & (idx < numel)]
+            written[torch.from_numpy(idx)] = True
+            if not atomic:  # atomics may meet on one element by design (split reductions)
+                per_program.setdefault((launch, program), []).append(idx)
+        per_launch: dict = {}
+        for (launch, _), parts in per_program.items():
+            per_launch.setdefault(launch, []).append(np.unique(np.concatenate(parts)))
+        for parts in per_launch.values():
+            allidx = np.concatenate(parts)
+            duplicates += int(allidx.size - np.count_nonzero(np.bincount(allidx)))  # bincount: O(n), no sort
+        unwritten |= ~written
+        masked_here = torch.zeros(numel, dtype=torch.bool)
+        for elems in region.masked:
+            idx = elems - offset
+            masked_here[torch.from_numpy(idx[(idx >= 0) & (idx < numel)])] = True
+        # Unwritten elements a store lane pointed at but the kernel's mask switched off, and ones no lane addressed.
+        on_cpu = unwritten.cpu()
+        ev["unwritten_masked"] = int((on_cpu & masked_here).sum())
+        ev["unwritten_unaddressed"] = int((on_cpu & ~masked_here).sum())
+        ev["stores_in_place"] = stores_in_place(out, region, memory, recorder_launches, store_spans or [])
+        ev["work"] = work_per_program(per_launch, memory, recorder_launches)
+        if issued:  # store lanes the biggest launch issued (masked or not): fewer than n elements cannot cover n
+            ev["issued_lanes"] = max(issued.values())
+    ev["duplicates"] = duplicates
+
+    rtol, atol = spec.tolerance_for(str(expected_dtype).replace("torch.", ""))
+    if not ev["dtype_ok"]:
+        rtol, atol = max(rtol, 1e-2), max(atol, 1e-2)  # values may still be roughly right; the dtype is the news
+    out64 = flat.double()
+    ref64 = ref.reshape(-1).to(device=dev, dtype=torch.float64)
+    if scale is not None:
+        atol = atol * scale.reshape(-1).to(device=dev, dtype=torch.float64)
+    ok = _close(out64, ref64, rtol, atol)
+    wrong = ~ok & ~unwritten
+    ev["unwritten"] = int(unwritten.sum())
+    ev["wrong"] = int(wrong.sum())
+    ev["numel"] = numel
+    ev["tolerance"] = [rtol, atol if scale is None else "atol x error_scale"]
+    bad = (~ok | unwritten).nonzero()
+    if bad.numel():
+        i = int(bad[0].item())
+        ev["first_bad"] = {
+            "index": _unravel(i, out.shape),
+            "flat": i,
+            "expected": float(ref64[i]),
+            "got": None if bool(unwritten[i]) else float(out64[i]),
+            "unwritten": bool(unwritten[i]),
+            "inputs": {name: float(t.reshape(-1)[i]) for name, t in zip(arg_names, inputs_cpu)
+                       if isinstance(t, torch.Tensor) and t.numel() == numel},
+        }
+        diff = (out64 - ref64).abs()
+        diff[unwritten | ~torch.isfinite(diff)] = 0
+        ev["max_abs_err"] = float(diff.max())
+
+    # Tile map: one cell per BLOCK-sized tile of the flat output.
+    block = next((l["block"] for l in recorder_launches if l.get("block")), None) or 1024
+    tiles = max(1, -(-numel // block))
+    pad = tiles * block - numel
+    tile_unwritten = torch.nn.functional.pad(unwritten, (0, pad)).view(tiles, block).any(dim=1).cpu()
+    tile_wrong = torch.nn.functional.pad(wrong, (0, pad)).view(tiles, block).any(dim=1).cpu()
+    status = np.where(tile_unwritten.numpy(), ".", np.where(tile_wrong.numpy(), "x", "o"))
+    ev["tiles"] = {"block": block, "status": "".join(status.tolist())}
+    if out.dim() == 2:  # a tiled 2-D kernel (matmul): also the map of its BLOCK_M x BLOCK_N tiles, for the report
+        meta = next((l.get("meta") for l in recorder_launches if l.get("meta")), None) or {}
+        bm, bn = block_along(meta, "M"), block_along(meta, "N")
+        if bm and bn:
+            ev["tiles_2d"] = tile_grid(unwritten.view(out.shape), wrong.view(out.shape), bm, bn)
+    return ev
+
+
+def tile_grid(unwritten: torch.Tensor, wrong: torch.Tensor, bm: int, bn: int) -> dict:
+    """Status of each BLOCK_M x BLOCK_N tile of a 2-D output, row-major: '.' some element unwritten, 'x' some
+    wrong, 'o' right."""
+    m, n = unwritten.shape
+    tm, tn = -(-m // bm), -(-n // bn)
+
+    def per_tile(mask):
+        padded = torch.nn.functional.pad(mask.to(torch.uint8), (0, tn * bn - n, 0, tm * bm - m))
+        return padded.view(tm, bm, tn, bn).amax(dim=(1, 3)).bool().cpu().numpy()
+
+    status = np.where(per_tile(unwritten), ".", np.where(per_tile(wrong), "x", "o"))
+    return {"block": [bm, bn], "shape": [m, n], "rows": tm, "cols": tn, "status": "".join(status.reshape(-1).tolist())}
+
+
+def work_per_program(per_launch: dict, memory: Memory, launches: list[dict]) -> dict | None:
+    """Wasted programs in the launch with the most: `repeats` stored exactly the elements another program of the
+    same launch stored (a tile computed again, e.g. a 2-D grid for a 1-D problem); `idle` stored nothing anywhere
+    (every lane masked off, or an early return: a grid far larger than the tiles)."""
+    working: dict = {}
+    for r in memory.regions:
+        for launch, program, elems, _ in r.stored:
+            if elems.size:
+                working.setdefault(launch, set()).add(program)
+    worst = None
+    for i, info in enumerate(launches):
+        programs = info.get("programs")
+        if not programs:
+            continue
+        seen, repeats = set(), 0
+        for idx in per_launch.get(i, []):
+            if idx.size:
+                key = idx.tobytes()
+                repeats += key in seen
+                seen.add(key)
+        busy = len(working.get(i, ()))
+        row = {"launch": i, "kernel": info.get("kernel"), "programs": programs, "working": busy,
+               "idle": programs - busy, "repeats": repeats, "distinct": len(seen)}
+        if worst is None or (row["repeats"], row["idle"]) > (worst["repeats"], worst["idle"]):
+            worst = row
+    return worst
+
+
+def stores_in_place(out, region, memory: Memory, launches: list[dict], spans: list) -> bool:
+    """1-D launches: did every store of program p point (all lanes, masked or not) inside tile p of the output?
+    Then the offsets are right, and unwritten elements were masked off. Stores into other tensors are skipped."""
+    if not spans:
+        return False
+    lo_out, el = out.data_ptr(), region.elsize
+    for launch, program, lo, hi in spans:
+        info = launches[launch] if 0 <= launch < len(launches) else {}
+        grid, block = info.get("grid") or [], info.get("block")
+        if not block or any(g != 1 for g in grid[1:]):
+            return False
+        owner = int(memory.owners(np.array([lo], dtype=np.uint64))[0])
+        if owner >= 0 and memory.regions[owner] is not region:
+            continue  # a store into a scratch buffer or an input: not the output's tiles
+        tile_lo = lo_out + program * block * el
+        if lo < tile_lo or hi >= tile_lo + block * el:
+            return False
+    return True
+
+
+def guard_evidence(memory: Memory) -> list[dict]:
+    hits = []
+    for r in memory.regions:
+        if r.buffer is None:
+            continue
+        g = r.guard_hits()
+        if g["before"] or g["after"]:
+            hits.append({"tensor": r.name, "tensor_kind": r.kind, "numel": r.tensor.numel(), **g})
+    return hits
+
+
+def mutated_inputs(guarded_inputs, clones, arg_names) -> list[dict]:
+    out = []
+    for name, now, before in zip(arg_names, guarded_inputs, clones):
+        if not isinstance(now, torch.Tensor):
+            continue
+        same = (now == before) | (torch.isnan(now) & torch.isnan(before)) if now.is_floating_point() \
+            else (now == before)
+        changed = (~same).reshape(-1).nonzero()
+        if changed.numel():
+            out.append({"name": name, "count": int(changed.numel()), "first": int(changed[0].item())})
+    return out

@@ -1,0 +1,87 @@
+"""Report parts for fused drills: the bytes proof, the speed table (CUDA), the launch-bound note."""
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+
+from grader.reporting.i18n import pick, t
+from grader.speed.timing import format_pct
+from grader.reporting.fusion_texts import M
+
+
+def _formula(nbytes: int, n: int) -> str:
+    if n and nbytes % (n * 4) == 0:
+        return f"{nbytes // (n * 4)}·n·4"
+    return f"{nbytes:,} B"
+
+
+def bytes_kw(d: dict, spec) -> dict:
+    """Format arguments for the bytes messages from {bytes_moved, bytes_model} (ints or the verdict's dicts)."""
+    model = d.get("bytes_model") or {}
+    moved = d.get("bytes_moved")
+    total = moved["total"] if isinstance(moved, dict) else moved
+    n, fused, eager = model.get("n") or 0, model.get("fused") or 0, model.get("eager") or 0
+    stored = moved.get("stored") if isinstance(moved, dict) else d.get("stored")
+    return {"n": f"{n:,}", "moved": f"{total:,}", "fused": f"{fused:,}", "eager": f"{eager:,}",
+            "stored": f"{stored or 0:,}", "output": f"{model.get('stored') or 0:,}",
+            "extra_stored": f"{(stored or 0) - (model.get('stored') or 0):,}",
+            "fused_formula": _formula(fused, n), "eager_formula": _formula(eager, n),
+            "extra": f"{(total or 0) - fused:,}", "saved": f"{eager - fused:,}",
+            "intermediate": spec.intermediate or "the intermediate"}
+
+
+def timing_kw(d: dict) -> dict:
+    cand = (d.get("candidate_ms") or 0) * 1e3
+    floor = d.get("floor_s") or 0
+    copy = d.get("copy_gbps") or 0
+    flops, peak = d.get("flops"), d.get("peak_tflops")
+    return {"speedup": f"{d.get('speedup') or 0:.2f}", "need": d.get("speedup_min"), "n": f"{d.get('n') or 0:,}",
+            "at": d.get("at") or f"n={d.get('n') or 0:,}",
+            "cand": f"{cand:.1f}", "eager_t": f"{(d.get('eager_ms') or 0) * 1e3:.1f}", "copy": f"{copy:.0f}",
+            "nbytes": f"{int(floor * copy * 1e9):,}", "flops": f"{flops or 0:,}", "peak": f"{peak or 0:.0f}",
+            "tflops": f"{flops / (cand * 1e-6) / 1e12:.0f}" if flops and cand else "?"}
+
+
+def render_parts(v, spec, lang: str) -> list:
+    parts = []
+    if v.bytes_moved and v.bytes_model and (v.passed or v.diagnosis in ("too-slow", "impossible-time")):
+        proof = "stored_proof" if v.bytes_model.get("stored") is not None else "bytes_proof"
+        parts.append(Text("  " + t(proof, lang, **bytes_kw(v.__dict__, spec))))
+    if spec.speedup_min is not None and spec.bytes_proof and v.device == "cpu" and v.passed:
+        parts.append(Text("  " + t("bytes_stand_in", lang), style="italic"))
+    timing = v.timing or {}
+    rows = timing.get("rows")
+    if rows:
+        parts.append(Text(t("speed_title", lang, at=timing.get("at") or f"n={timing['n']:,}", rounds=timing["rounds"]), style="bold"))
+        table = Table(box=None, padding=(0, 1))
+        compute = bool(timing.get("flops"))  # matmul, attention: TFLOPS against the tensor-core peak
+        for i, col in enumerate(pick(M["speed_cols_flops" if compute else "speed_cols"], lang)):
+            table.add_column(col, justify="left" if i == 0 else "right")
+        cand_ms = rows[0]["ms"]
+        for r in rows:
+            rate = f"{r['tflops']:.0f}" if compute else f"{r['gbps']:.0f}"
+            table.add_row(r["label"], f"{r['ms'] * 1e3:.1f}", rate, format_pct(r.get("pct_peak")),
+                          f"{r['ms'] / cand_ms:.2f}x", style="bold" if r["role"] == "candidate" else None)
+        parts.append(table)
+        model = timing.get("byte_model") or {}
+        ratio = f"{model['eager'] / model['fused']:.2f}" if model.get("fused") and model.get("eager") else "?"
+        parts.append(Text("  " + t("speedup_line_flops" if compute and ratio == "?" else "speedup_line", lang,
+                                   speedup=f"{timing['speedup']:.2f}", need=timing.get("speedup_min"), model=ratio)))
+        if compute:
+            parts.append(Text("  " + t("speed_note_flops", lang, flops=f"{timing['flops']:,}",
+                                       peak=f"{timing['peak_tflops']:.0f}" if timing.get("peak_tflops") else "?"),
+                              style="dim"))
+        else:
+            parts.append(Text("  " + t("speed_note", lang, fused=f"{timing['fused_bytes']:,}",
+                                       copy=f"{timing['copy_gbps']:.0f}",
+                                       cached=pick({"en": ", cached", "zh": "，已缓存"}, lang) if timing.get("copy_cached") else "",
+                                       peak=f"{timing['peak_gbps']:.0f} GB/s" if timing.get("peak_gbps") else "?"),
+                              style="dim"))
+    small = timing.get("small")
+    if small:
+        dv, wl = small["device_us"], small["wall_us"]
+        parts.append(Text("  " + t("small_line", lang, at=small.get("at") or f"n={small['n']:,}", dc=f"{dv['candidate']:.1f}",
+                                   de=f"{dv['eager']:.1f}", wc=f"{wl['candidate']:.1f}", we=f"{wl['eager']:.1f}")))
+        if small.get("launch_bound"):
+            parts.append(Text("  " + t("launch_bound", lang), style="yellow"))
+    return parts

@@ -1,0 +1,445 @@
+"""The child process that runs the learner's code. Started by `grader.run.runner`; never imported by the CLI's parent
+process. The warm worker (grader.run.worker) imports it once and calls `run` in a fresh fork for each grade.
+
+    python -m grader.run.child --file F --drill NAME --device cpu|cuda --seed S --out RESULT.json
+
+On cpu, TRITON_INTERPRET=1 is set before Triton is imported (the decorators read it), and every load/store is
+checked lane by lane. The result is written atomically as JSON; a crash leaves no file, which the parent reports.
+"""
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import importlib.util
+import inspect
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from grader.core.files import atomic_write_text
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m grader.run.child")
+    ap.add_argument("--file", required=True)
+    ap.add_argument("--drill", required=True)
+    ap.add_argument("--device", choices=("cpu", "cuda"), required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true", help="fewer seeds (the interpreter pass beside a CUDA run)")
+    ap.add_argument("--timeout", type=float, default=60.0, help="the parent's timeout: the interpreter's budget")
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    run(parse_args(argv), time.perf_counter())
+
+
+def run(a: argparse.Namespace, started: float):
+    """Grade, write the result file, and end the process (never returns).
+
+    Both kinds of grading process end here: a cold `python -m grader.run.child` (main above) and a fork of the warm
+    worker (grader.run.worker), which has torch and Triton imported already and calls this in the fresh fork."""
+    # On a timeout the parent sends SIGUSR1 first: the traceback names the line the learner's code is stuck on.
+    faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=False)
+    interpreted = a.device == "cpu"
+    if interpreted:
+        os.environ["TRITON_INTERPRET"] = "1"
+        from grader.watch.interp_speed import install as install_speedups
+        install_speedups()
+    else:
+        os.environ.pop("TRITON_INTERPRET", None)
+    result = {"device": a.device, "interpreted": interpreted, "calls": [], "file": a.file}
+    try:
+        result.update(grade(a, interpreted, started))
+        result["complete"] = True
+    except BaseException as e:  # noqa: BLE001 - learner code that escaped the per-call handlers, or a grader bug
+        result["fatal"] = {"stage": "grade", "type": type(e).__name__, "message": str(e)[:800] or type(e).__name__}
+    result["elapsed_s"] = round(time.perf_counter() - started, 3)
+    atomic_write_text(Path(a.out), json.dumps(result))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # never wait for threads the learner's code left running
+
+
+def grade(a, interpreted: bool, started: float) -> dict:
+    import torch
+    import triton  # after TRITON_INTERPRET is settled
+
+    phases = {"imports_s": round(time.perf_counter() - started, 3)}  # where a grade's seconds go
+
+    from drills import get_spec
+    from grader.families import limits
+    from grader.judge.diagnose import blame_probe_layouts, classify, key_never_changes, relabel_probes
+    from grader.judge.evaluate import describe_exception
+    from grader.watch.lanes import LaneChecker
+    from grader.watch.launches import LaunchRecorder, autotune_evidence, config_label, find_autotuners
+    from grader.watch.memory import Memory
+    from grader.watch.torch_watch import TorchWatch
+
+    spec = get_spec(a.drill)
+    learner_file = os.path.realpath(a.file)
+    info = {"triton": triton.__version__, "torch": torch.__version__.split("+")[0], "phases": phases}
+    if a.device == "cuda":
+        if not torch.cuda.is_available():
+            return {**info, "fatal": {"stage": "device", "type": "NoCuda", "message": "no CUDA device is available"}}
+        info["device_name"] = torch.cuda.get_device_name()
+
+    lanes = LaneChecker(learner_file) if interpreted else None
+    if lanes:
+        lanes.install()
+        from grader.watch.interp_compat import install as install_compat, install_bf16_guard, install_compiler_semantics
+        from grader.watch.libdevice_cpu import install as install_libdevice
+        install_compat()  # Triton 3.6: range() over a runtime scalar
+        install_compiler_semantics()  # `and`/`or`/`not` on tensors, string constexpr annotations
+        install_bf16_guard()  # bf16 math would run on raw bits: stop with a message instead
+        install_libdevice()  # before the learner's import: libdevice.* runs as numpy, or stops with a clear error
+    recorder = LaunchRecorder(learner_file, lanes)
+    recorder.install(interpreted)
+
+    # Tensors the module makes at import (workspaces, constants) are the learner's memory too.
+    module_memory = Memory(a.device)
+    # Import the learner's file as a module (its directory on sys.path, as `python file.py` would have it).
+    sys.path.insert(0, os.path.dirname(learner_file))
+    try:
+        mod_spec = importlib.util.spec_from_file_location("learner_submission", learner_file)
+        module = importlib.util.module_from_spec(mod_spec)
+        sys.modules["learner_submission"] = module
+        t0 = time.perf_counter()
+        with TorchWatch(module_memory, recorder, learner_file, record_ops=False):
+            mod_spec.loader.exec_module(module)
+        phases["learner_import_s"] = round(time.perf_counter() - t0, 3)
+    except BaseException as e:  # noqa: BLE001 - any failure of the learner's import is the learner's error
+        return {**info, "fatal": {"stage": "import", **describe_exception(e, learner_file)}}
+    entry = getattr(module, spec.entry, None)
+    if not callable(entry):
+        names = [n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__]
+        return {**info, "fatal": {"stage": "entry", "type": "MissingEntry", "entry": spec.entry,
+                                  "found": names, "message": f"no function `{spec.entry}` in the file"}}
+
+    # An autotuned kernel is graded once per config: a grid that ignores the chosen BLOCK fails on every device.
+    configs = [(None, None)]
+    for tuner in find_autotuners(module):
+        if len(tuner.configs) > 1:
+            configs = [(tuner, c) for c in tuner.configs]
+            break
+    info["autotune_configs"] = [config_label(c) for _, c in configs if c is not None]
+
+    rules = {"value_category": spec.value_category, "masked_other": spec.masked_other,
+             "index_category": spec.oob_category, "input_categories": spec.input_categories}
+    if spec.max_programs is not None:
+        rules["max_programs"] = spec.max_programs
+        if a.device == "cuda" and spec.max_programs_per_sm:
+            sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+            rules["max_programs"] = spec.max_programs_per_sm * sms
+        info["max_programs"] = rules["max_programs"]
+    rules.update(limits.rules(spec))  # a device's launch limits (spec.device_limits)
+    if spec.autotune_min_configs:
+        rules["autotune"] = info["autotune"] = autotune_evidence(find_autotuners(module), spec.autotune_min_configs)
+
+    if interpreted:  # what the interpreter runs, the compiler must accept: its front end checks every new launch
+        from grader.watch.compile_check import FrontEnd
+        recorder.frontend = FrontEnd(learner_file)
+    budget = None
+    if interpreted:  # the interpreter's cost grows with the programs launched: skip what would not fit
+        from grader.run.budget import Budget
+        budget = Budget(max(5.0, BUDGET_SHARE * a.timeout - (time.perf_counter() - started)))
+        recorder.budget = budget
+    runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder, keep_inputs=len(configs) > 1,
+                        carried=module_memory.regions, budget=budget)
+    calls, skipped = [], []
+    contract_evs, result_contract = limits.contract_calls(spec, module, learner_file)  # pure calls, no launch
+    t0 = time.perf_counter()
+    for tuner, config, size, probe, seed in call_plan(spec, configs, a.device, 1 if a.quick else spec.seeds):
+        for ev in runner.pair(size, a.seed * 1000 + seed, tuner, config, probe):
+            ev["config"] = config_label(config) if config is not None else None
+            if probe is not None:
+                ev["probe"] = probe.name
+                ev["probe_category"] = probe.category or spec.value_category
+            if ev.get("skipped"):
+                skipped.append({k: ev.get(k) for k in ("size", "seed", "call", "config", "probe", "skipped")})
+                continue
+            limits.expect_launch(ev, module, spec, learner_file)  # what the heuristic picked for this n
+            ev["category"], ev["detail"] = classify(ev, spec.max_launches, rules)
+            calls.append(ev)
+            if ev["category"] and budget is not None:
+                budget.saw_failure()
+            if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
+                return {**info, "calls": calls, "skipped": skipped}
+    if configs[0][0] is not None and not any(c["category"] for c in calls):
+        tuned = tuning_call(runner, configs[0][0], spec, a.seed, interpreted)
+        if tuned is not None:
+            calls.append(tuned)
+    relabel_probes(calls)
+    blame_probe_layouts(calls)
+    constant_key = key_never_changes(calls, rules)
+    if constant_key:  # a grade-wide fact: every call that passed on its own fails it
+        for ev in calls:
+            if ev["category"] is None:
+                ev["category"], ev["detail"] = "autotune", constant_key
+    info["skipped"] = skipped
+    if budget is not None:
+        info["budget_s"] = round(budget.seconds, 1)
+    phases["calls_s"] = round(time.perf_counter() - t0, 3)
+    calls += contract_evs  # after the real calls: their evidence rows come first
+    if result_contract:
+        info["contract"] = result_contract
+    if a.device == "cuda" and configs[0][0] is not None:
+        largest = (list(spec.sizes) + list(spec.cuda_sizes))[-1]
+        info["autotune_picked"] = picked_config(runner, configs[0][0], largest, a.seed)
+    # Timing runs on CUDA after every call passed. DRILL_SKIP_TIMING: benchmarks/grade_all.py --skip-timing compares
+    # verdicts only (the gates have their own benchmark scripts); never set for a learner.
+    timed = a.device == "cuda" and not any(c["category"] for c in calls) and not os.environ.get("DRILL_SKIP_TIMING")
+    if timed and spec.speedup_min is not None:
+        recorder.uninstall()
+        t0 = time.perf_counter()
+        info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
+        phases["timing_s"] = round(time.perf_counter() - t0, 3)
+    if timed and spec.device_limits is not None:
+        recorder.uninstall()  # capped vs uncapped grid, shown (grader.families.limits)
+        info["limits_timing"] = limits.cuda_timing(spec, entry, learner_file)
+    return {**info, "calls": calls}
+
+
+MISTAKE_MAX_NUMEL = 200_000  # outputs larger than this are not compared with the drill's known-mistake models
+
+# Share of the child's timeout that interpreted calls may spend (imports, evaluation and slack take the rest).
+BUDGET_SHARE = 0.6
+
+
+def call_plan(spec, configs, device: str, seeds: int):
+    """(tuner, config, size, probe, seed) in the order they run: every size and probe once (seed 0), smallest
+    first, then the further seeds; CUDA's large sizes once. Autotuned kernels: every config gets the first round,
+    only the first config the further seeds (a grid that ignores the chosen BLOCK shows on any seed)."""
+    first_round = [(size, None) for size in spec.sizes]
+    if device == "cuda":
+        first_round += [(size, None) for size in spec.cuda_sizes]
+    first_round += [(size, p) for p in spec.probes for size in p.sizes]
+    again = [(size, None) for size in spec.sizes] + [(size, p) for p in spec.probes for size in p.sizes]
+    for i, (tuner, config) in enumerate(configs):
+        for size, probe in first_round:
+            yield tuner, config, size, probe, 0
+        if i == 0:
+            for seed in range(1, seeds):
+                for size, probe in again:
+                    yield tuner, config, size, probe, seed
+
+
+def run_timing(spec, entry, device_name, learner_file) -> dict:
+    """The speed gate (grader.speed.timing); a learner exception while timing is reported, not raised."""
+    from grader.judge.evaluate import describe_exception
+    from grader.speed.timing import speed_report
+
+    try:
+        return speed_report(spec, entry, device_name)
+    except Exception as e:  # noqa: BLE001
+        exc = describe_exception(e, learner_file)
+        if exc["line"] is None:  # the failure is in the grader's timing, not the learner's code: no verdict on it
+            return {"category": None, "skipped": f"{exc['type']}: {exc['message'].splitlines()[0][:200]}"}
+        return {"category": "error", "exception": exc}
+
+
+def tuning_call(runner, tuner, spec, seed, interpreted: bool) -> dict | None:
+    """One call as @triton.autotune really runs it: the tuner benchmarks every config on the call's own arguments
+    (GPU: many runs each; interpreter: one each, through a stand-in for its benchmarker), then runs the best. A
+    kernel that accumulates into its output (atomics, split-K) without reset_to_zero comes out several times too
+    large, although every config was right on its own. Only a values failure is kept: the benchmark runs' extra
+    launches and bytes are the tuner's, not the learner's."""
+    from contextlib import nullcontext
+
+    from grader.watch.launches import benchmark_once
+
+    size = spec.sizes[1] if len(spec.sizes) > 1 else spec.sizes[0]
+    with (benchmark_once(tuner) if interpreted else nullcontext()):
+        ev, _ = runner.call(size, seed * 1000 + 7, 0, None, None)
+    if ev.get("skipped") or ev.get("exception") or not ev.get("wrong") or ev.get("unwritten"):
+        return None
+    ev.update(config="as tuned", category="wrong-values",
+              detail={"tuning": True, "wrong": ev["wrong"], "numel": ev.get("numel"),
+                      "configs": len(getattr(tuner, "configs", []))})
+    return ev
+
+
+def picked_config(runner, tuner, size, seed) -> str | None:
+    """One unpinned call on CUDA: the config the autotuner chose for the largest size."""
+    from grader.watch.launches import config_label
+
+    try:
+        runner.call(size, seed, 0, None, None)
+        best = getattr(tuner, "best_config", None)
+        return config_label(best) if best is not None else None
+    except Exception:  # noqa: BLE001 - reporting only
+        return None
+
+
+class CallRunner:
+    """Calls the learner's entry point on guarded inputs and collects the evidence of each call."""
+
+    def __init__(self, spec, entry, device, learner_file, lanes, recorder, keep_inputs=False, carried=(),
+                 budget=None):
+        self.spec, self.entry, self.device, self.budget = spec, entry, device, budget
+        self.learner_file, self.lanes, self.recorder = learner_file, lanes, recorder
+        self.keep_inputs, self.cache = keep_inputs, {}
+        # Regions that outlive a call: the module's tensors, and every output the learner allocated (a wrapper
+        # may cache one and write it again: that is the stale-output check's business, not out-of-bounds).
+        self.carried = list(carried)
+        self.returned: list = []
+        try:
+            self.arg_names = list(inspect.signature(entry).parameters)
+        except (TypeError, ValueError):
+            self.arg_names = []
+
+    def pair(self, size, seed, tuner, config, probe=None):
+        """Two calls with equal shapes and different values; the second also checks the first result was not reused."""
+        import torch
+
+        first_out = first_snapshot = None
+        for call in (0, 1):
+            ev, out = self.call(size, seed, call, tuner, config, probe)
+            if ev.get("skipped"):
+                yield ev
+                return
+            if isinstance(out, torch.Tensor) and "exception" not in ev:
+                # Handed back storage an earlier call returned (a memoised result, a cached buffer)?
+                reused = any(out.data_ptr() == old.data_ptr() for old in self.returned)
+                changed = call == 1 and first_out is not None and \
+                    not torch.equal(first_out.detach().nan_to_num(), first_snapshot.nan_to_num())
+                if reused or changed:
+                    ev["aliased"] = ev["stale"] = True
+                self.returned.append(out)  # kept alive, so a fresh allocation never shares its address
+                if call == 0:
+                    first_out, first_snapshot = out, out.detach().clone()
+            yield ev
+
+    def inputs_and_reference(self, size, seed, call, probe):
+        """The inputs of one call and their float64 reference; kept when an autotuned kernel is graded per config,
+        since every config gets the same inputs (at 2^24 elements they take seconds to make)."""
+        import torch
+
+        key = (json.dumps(size), seed, call, probe.name if probe is not None else None)
+        if key in self.cache:
+            return self.cache[key]
+        # CUDA-only sizes (2^24 elements, 4096x8192) are drawn on the GPU, and their float64 reference computed
+        # there: drawn on the CPU they cost ~0.3 s a call, half of a CUDA re-grade's time (benchmarks/profile_grade.py).
+        on_gpu = self.device == "cuda" and probe is None and size in self.spec.cuda_sizes
+        gen = torch.Generator(device="cuda" if on_gpu else "cpu").manual_seed(seed * 2 + call)
+        inputs = (probe.make_inputs if probe is not None else self.spec.make_inputs)(size, gen)
+        as64 = [t.double() for t in inputs]
+        kwargs = self.kwargs(probe)
+        ref = self.spec.reference(*as64, **kwargs)
+        scale = self.spec.error_scale(*as64, **kwargs) if self.spec.error_scale else None
+        if self.keep_inputs:
+            self.cache[key] = (inputs, ref, scale)
+        return inputs, ref, scale
+
+    def kwargs(self, probe) -> dict:
+        """The entry point's extra arguments: the drill's, and a probe's own (attention's causal=True)."""
+        return {**self.spec.kwargs, **(probe.kwargs if probe is not None else {})}
+
+    def which_mistake(self, out, inputs, ref, launches, probe) -> dict | None:
+        """The first of the drill's known mistakes whose output the learner's matches (values failures only)."""
+        import torch
+
+        from grader.judge.evaluate import matches
+
+        meta = next((l.get("meta") for l in launches if l.get("meta")), {}) or {}
+        as64 = [t.double() for t in inputs]
+        got = out.detach().to("cpu", torch.float64)
+        tolerance = self.spec.tolerance_for(str(out.dtype).replace("torch.", ""))
+        for m in self.spec.mistakes:
+            try:
+                wrong = m.reference(*as64, meta=meta, **self.kwargs(probe))
+            except Exception:  # noqa: BLE001 - a mistake model that does not apply here
+                continue
+            if wrong is not None and tuple(wrong.shape) == tuple(got.shape) \
+                    and not matches(wrong, ref, tolerance) and matches(got, wrong, tolerance):
+                return {"name": m.name, "category": m.category}
+        return None
+
+    def call(self, size, seed, call, tuner, config, probe=None):
+        import torch
+        from contextlib import nullcontext
+
+        from grader.run.budget import OverBudget
+        from grader.judge.evaluate import describe_exception, evaluate_output, guard_evidence, mutated_inputs
+        from grader.watch.launches import pinned
+        from grader.watch.memory import Memory
+        from grader.watch.torch_watch import TorchWatch
+
+        spec, lanes, recorder = self.spec, self.lanes, self.recorder
+        inputs, ref, scale = self.inputs_and_reference(size, seed, call, probe)
+        memory = Memory(self.device, self.carried)
+        names = [self.arg_names[i] if i < len(self.arg_names) else str(i) for i in range(len(inputs))]
+        guarded = [memory.place(t, f"input {names[i]}") for i, t in enumerate(inputs)]
+        clones = [t.clone() for t in guarded]
+        ev = {"size": size if isinstance(size, int) else list(size), "seed": seed, "call": call}
+        recorder.launches = []
+        watch = TorchWatch(memory, recorder, self.learner_file)
+        if lanes:
+            lanes.start(memory)
+        out = None
+        started = time.perf_counter()
+        try:
+            if self.budget is not None:
+                self.budget.start_call(ref.numel())
+            with (pinned(tuner, config) if tuner is not None else nullcontext()):
+                with watch:
+                    out = self.entry(*guarded, **self.kwargs(probe))
+            if self.device == "cuda":
+                torch.cuda.synchronize()
+        except OverBudget as e:
+            ev["skipped"] = {"estimate_s": round(e.estimate_s, 1), "left_s": round(max(e.left_s, 0), 1),
+                             "programs": e.programs}
+            return ev, None
+        except BaseException as e:  # noqa: BLE001 - the learner's exception (even sys.exit) is evidence
+            ev["exception"] = describe_exception(e, self.learner_file)
+        finally:
+            if lanes:
+                lanes.stop()
+        if self.budget is not None:
+            self.budget.end_call()
+        ev["wall_s"] = round(time.perf_counter() - started, 4)
+        self.carried += [r for r in memory.regions if r.kind == "alloc" and r not in self.carried]
+        ev["launches"] = recorder.launches
+        ev["torch_ops"] = watch.ops
+        if lanes:
+            ev["violations"] = lanes.violations[:20]
+            ev["bytes"] = {"loaded": lanes.bytes_loaded, "stored": lanes.bytes_stored}
+            ev["masked_loads"] = [{"line": line, "other": value, "lanes": n}
+                                  for (line, value), n in lanes.masked_loads.items()]
+            ev["masked_stores"] = [{"line": line, "lanes": n} for line, n in lanes.masked_stores.items()]
+            if spec.bytes_proof and spec.byte_model is not None and inputs:
+                ev["bytes_model"] = {"n": inputs[0].numel(), **spec.byte_model(size)}
+        if "exception" in ev:
+            return ev, None
+        ev.update(evaluate_output(out, ref, inputs, names, memory, recorder.launches, spec, lanes is not None,
+                                  inputs[0].dtype, self.device, scale, lanes.store_spans if lanes else None,
+                                  lanes.issued if lanes else None))
+        ev["guard_hits"] = guard_evidence(memory)
+        ev["inputs_mutated"] = mutated_inputs(guarded, clones, names)
+        # Known mistakes are recognised at interpreter sizes: their float64 models would cost seconds at CUDA's.
+        if ev.get("wrong") and spec.mistakes and not ev.get("unwritten") and ref.numel() <= MISTAKE_MAX_NUMEL:
+            ev["mistake"] = self.which_mistake(out, inputs, ref, recorder.launches, probe)
+        mark_out_of_bounds(ev)
+        return ev, out
+
+
+def mark_out_of_bounds(ev: dict) -> None:
+    """Tile map: '!' on each program that tried an out-of-bounds access (or the last tile, for a guard hit)."""
+    tiles = ev.get("tiles")
+    if not tiles:
+        return
+    status = list(tiles["status"])
+    for v in ev.get("violations", []):
+        if v["program"] < len(status):
+            status[v["program"]] = "!"
+    if any(g["after"] for g in ev.get("guard_hits", [])):
+        status[-1] = "!"
+    tiles["status"] = "".join(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

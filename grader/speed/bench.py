@@ -1,0 +1,449 @@
+"""`drill bench FILE`: a size sweep of the learner's kernel against eager PyTorch and torch.compile (CUDA only),
+like Triton's tutorial-01 benchmark: two tables (time, bandwidth), and a GB/s-vs-size plot when matplotlib is there.
+
+The parent (`sweep`, `tables`, `plot`) never imports the learner's file; the child (`python -m grader.speed.bench --child
+...`) does, times with `triton.testing.do_bench(return_mode="median")` (L2 flushed) and writes JSON.
+
+What each column is, so that an expert can trust it:
+- "compile": `torch.compile(eager, dynamic=False)` compiled afresh at each n (Dynamo's caches reset first): the
+  kernel a program with that fixed shape gets.
+- "compile†": ONE `torch.compile(eager)` called at every n in turn, as a naive sweep does. From the second size
+  Dynamo recompiles with dynamic shapes (automatic_dynamic_shapes) and every later size runs that one dynamic
+  kernel, which can be much slower (H200, relu(x + y) at 2^26, 2026-11-29: 322 µs dynamic vs 190 µs static, eager
+  318 µs; a re-run on 2026-11-30 measured 191 vs 189 µs: the gap depends on which sizes the sweep compiled at).
+- GB/s is effective bandwidth: the drill's fused byte model (or inputs + one output) / time.
+- "copy": at the same n (for a shape: a copy moving the same bytes), the faster of `x.clone()` and a Triton copy
+  kernel (read + write counted); which one won is in the JSON and under the table. Copy is a reference, not a limit (a kernel that reads more than it writes
+  can stream a little faster than a 1:1 copy).
+- "% peak": of the GPU's spec bandwidth (grader.speed.timing.peak_gbps, H200 4.8 TB/s), the physical limit. Nothing is
+  shown above 100 %: a time that would be is not a measurement of the work, and is marked "!".
+
+Drills whose sizes are shapes sweep shapes (`spec.bench_sizes`, or `--sizes 1024x1024x1024,...`). Compute-bound
+drills (`spec.flops`: matmul, matmul-epilogue, attention) are shown in TFLOPS instead of GB/s: "% peak" is of the
+GPU's dense fp16 tensor-core peak (grader.speed.timing.peak_tflops), and "% <bar>" is yours as a share of the library
+kernel the drill is measured against (the last of `spec.speed_refs`, else eager: cuBLAS for matmul, SDPA for
+attention). No copy is timed for them: a matmul is not limited by bytes. The "compile†" sweep runs for 1-D sizes
+only (the dynamic-shape lesson is about n).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from grader.core.files import atomic_write_text
+
+from grader.core.data import draw, numel_of, size_label
+
+DEFAULT_SIZES = tuple(2 ** i for i in range(12, 28))
+CANDIDATE, EAGER, STATIC, DYNAMIC = "yours", "eager", "compile", "compile†"
+NOT_ON_CPU = {
+    "en": "drill bench times kernels on a GPU, and this machine has none. Triton's interpreter runs a kernel "
+          "thousands of times slower than a GPU, so times measured here would mean nothing. On CPU, "
+          "`drill grade FILE` proves fusion by counting the bytes each call moves.",
+    "zh": "drill bench 需要在 GPU 上计时，而本机没有 GPU。Triton 解释器比 GPU 慢几千倍，在这里测出的时间毫无意义。"
+          "在 CPU 上，`drill grade FILE` 通过统计每次调用搬运的字节数来证明融合。",
+}
+# The legend of a memory-bound sweep, in parts: "dynamic" only when the swept compile ran (1-D sizes).
+LEGEND = {
+    "en": {"compile": ["compile  = torch.compile(eager, dynamic=False), compiled afresh at each n:",
+                       "           the kernel a program with that fixed shape gets."],
+           "dynamic": ["compile† = ONE torch.compile(eager) called at every n in turn: from the 2nd",
+                       "           size Dynamo recompiles with dynamic shapes, and that one dynamic",
+                       "           kernel can be much slower at large n (H200, relu(x + y) at 2^26:",
+                       "           once 322 µs dynamic vs 190 µs static, eager 318 µs; another",
+                       "           run 191 vs 189 µs: it depends on where the sweep compiled)."],
+           "rest": ["GB/s     = the fused byte model / time.",
+                    "copy     = the faster of x.clone() and a Triton copy kernel at the same n",
+                    "           (a shape: the same bytes), read + write: a reference, not a limit.",
+                    "% peak   = of the GPU's spec bandwidth ({peak}), the physical limit;",
+                    "           '!' = faster than that: the time does not measure the work."]},
+    "zh": {"compile": ["compile  = torch.compile(eager, dynamic=False)，每个 n 重新编译：",
+                       "           固定形状的程序得到的 kernel。"],
+           "dynamic": ["compile† = 同一个 torch.compile(eager) 依次在每个 n 上调用：从第 2 个尺寸起",
+                       "           Dynamo 用动态形状重新编译，之后都用这一个动态 kernel，大 n 时可能",
+                       "           慢很多（H200，relu(x + y)，2^26：一次实测动态 322 µs，静态 190 µs，",
+                       "           eager 318 µs；另一次 191 对 189 µs：取决于扫描在哪些尺寸上编译）。"],
+           "rest": ["GB/s     = 融合字节模型 / 时间。",
+                    "copy     = 同一 n 下 x.clone() 与 Triton 拷贝 kernel 中较快者（形状：搬运同样的字节；",
+                    "           读 + 写）：是参照，不是上限。",
+                    "% peak   = 占 GPU 标称带宽（{peak}）的比例，这是物理上限；",
+                    "           '!' = 比它还快：这个时间没有测到真正的工作。"]},
+}
+
+
+# -- parent ---------------------------------------------------------------------------------------------------------
+def default_sizes(spec) -> list:
+    """The drill's own sweep (`bench_sizes`), else 2^12..2^27 for 1-D drills, else its CUDA sizes."""
+    if spec.bench_sizes:
+        return list(spec.bench_sizes)
+    if isinstance(spec.sizes[0], int):
+        return list(DEFAULT_SIZES)
+    return list(spec.cuda_sizes) or [spec.bench_size]
+
+
+def sweep(path: Path, drill: str, sizes, timeout: float = 900.0) -> dict:
+    """Run the child; its progress goes to our stderr. Returns the child's JSON (or {"error": ...})."""
+    from grader.run.proc import child_env, kill_group, reaped, scratch_dir, spawn
+
+    with scratch_dir("drill-bench-") as work:
+        out = os.path.join(work, "bench.json")
+        cmd = [sys.executable, "-m", "grader.speed.bench", "--child", "--file", str(path), "--drill", drill, "--out", out,
+               "--sizes", json.dumps([s if isinstance(s, int) else list(s) for s in sizes])]
+        env = child_env()
+        env.pop("TRITON_INTERPRET", None)
+        proc = spawn(cmd, cwd=str(Path(path).parent), env=env, stdin=subprocess.DEVNULL, stdout=sys.stderr,
+                     stderr=sys.stderr)
+        try:
+            proc.wait(timeout=timeout)
+            reaped(proc)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)  # the learner's kernel and anything it started
+            return {"error": f"the sweep did not finish in {timeout:.0f} s"}
+        except BaseException:  # Ctrl-C (or SIGTERM turned into an exception): the child has its own session
+            kill_group(proc)
+            raise
+        if not os.path.exists(out):
+            return {"error": f"the benchmark process died (exit code {proc.returncode}); its output is above"}
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)
+
+
+def _us(ms) -> str:
+    return "—" if ms is None else f"{ms * 1e3:.1f}"
+
+
+def _short(label: str, refs: list[str]) -> str:
+    """Column headers stay narrow (tables must fit 80 columns when piped): a long reference label becomes ref1.."""
+    return label if len(label) <= 9 else f"ref{refs.index(label) + 1}"
+
+
+def _row_label(row: dict) -> str:
+    label = row.get("label") or f"{row['n']:,}"
+    return label + (" ✗" if row.get("wrong") else " ?" if row.get("wrong", 0) is None else "")
+
+
+def tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """[(title, head, rows)]: time per provider, then bandwidth (yours, eager, compile, copy, % peak), or for a
+    compute-bound drill TFLOPS (every provider, % of the tensor-core peak, % of the drill's bar)."""
+    from grader.speed.timing import format_pct, pct_of_peak
+
+    providers = result["providers"]
+    refs = [p for p in providers if p not in (CANDIDATE, EAGER, STATIC, DYNAMIC)]
+    first = "shape" if any(r.get("label") for r in result["rows"]) else "n"
+    time_rows = [[_row_label(row)] + [_us(row["ms"].get(p)) for p in providers] for row in result["rows"]]
+    time_table = ("µs (do_bench median, L2 flushed)", [first] + [_short(p, refs) for p in providers], time_rows)
+    if result.get("flops"):
+        return [time_table, _tflops_table(result, providers, refs, first)]
+    peak = result.get("peak_gbps")
+    bw_rows = []
+    for row in result["rows"]:
+        n = _row_label(row)
+        copy = row.get("copy") or {}
+        bw = [n] + ["—" if row["gbps"].get(p) is None else f"{row['gbps'][p]:.0f}"
+                    for p in (CANDIDATE, EAGER, STATIC) if p in providers]
+        bw.append("—" if copy.get("gbps") is None else f"{copy['gbps']:.0f}")
+        bw.append(format_pct(pct_of_peak(row["gbps"].get(CANDIDATE), peak)))
+        bw_rows.append(bw)
+    bw_head = [first] + [p for p in (CANDIDATE, EAGER, STATIC) if p in providers] + ["copy", "% peak"]
+    return [time_table, ("GB/s (fused byte model / time)", bw_head, bw_rows)]
+
+
+def _tflops_table(result: dict, providers: list[str], refs: list[str], first: str):
+    from grader.speed.timing import format_pct, pct_of_peak
+
+    peak, bar = result.get("peak_tflops"), result.get("bar") or EAGER
+    shown = [p for p in providers if p != DYNAMIC]
+    rows = []
+    for row in result["rows"]:
+        tf = row.get("tflops") or {}
+        mine, theirs = tf.get(CANDIDATE), tf.get(bar)
+        rows.append([_row_label(row)] + ["—" if tf.get(p) is None else f"{tf[p]:.0f}" for p in shown]
+                    + [format_pct(pct_of_peak(mine, peak)),
+                       "—" if not (mine and theirs) else f"{100 * mine / theirs:.0f}%"])
+    head = [first] + [_short(p, refs) for p in shown] + ["% peak", f"% {_short(bar, refs)}"]
+    return ("TFLOPS (operations of one call / time)", head, rows)
+
+
+LEGEND_FLOPS = {
+    "en": ["compile  = torch.compile(eager, dynamic=False), compiled afresh at each shape.",
+           "TFLOPS   = the drill's floating-point operations of one call / time.",
+           "% peak   = yours, of the GPU's dense fp16 tensor-core peak ({peak});",
+           "           '!' = faster than that: the time does not measure the work.",
+           "{barcol}= yours as a share of {bar_long} at that shape."],
+    "zh": ["compile  = torch.compile(eager, dynamic=False)，每个形状重新编译。",
+           "TFLOPS   = 本题一次调用的浮点运算次数 / 时间。",
+           "% peak   = 你的 kernel 占 GPU 稠密 fp16 tensor core 峰值（{peak}）的比例；",
+           "           '!' = 比峰值还快：这个时间没有测到真正的工作。",
+           "{barcol}= 你的 TFLOPS 占同一形状下 {bar_long} 的比例。"],
+}
+
+
+def legend(result: dict, lang: str) -> list[str]:
+    from grader.reporting.i18n import pick
+
+    refs = [p for p in result["providers"] if p not in (CANDIDATE, EAGER, STATIC, DYNAMIC)]
+    if result.get("flops"):
+        peak, bar = result.get("peak_tflops"), result.get("bar") or EAGER
+        lines = [ln.format(peak=f"{peak:.0f} TFLOPS" if peak else "unknown: set DRILL_PEAK_TFLOPS",
+                           barcol=f"% {_short(bar, refs)}".ljust(9), bar_long=bar) for ln in pick(LEGEND_FLOPS, lang)]
+        if result.get("eager_is"):
+            lines.insert(0, f"eager    = {result['eager_is']}")
+        return lines + [f"{_short(r, refs):9s}= {r}" for r in refs if _short(r, refs) != r]
+    peak = result.get("peak_gbps")
+    parts = pick(LEGEND, lang)
+    shown = ["compile"] * (STATIC in result["providers"]) + ["dynamic"] * (DYNAMIC in result["providers"]) + ["rest"]
+    lines = [ln.format(peak=f"{peak:.0f} GB/s" if peak else "unknown: set DRILL_PEAK_GBPS")
+             for part in shown for ln in parts[part]]
+    lines += [f"{_short(r, refs):9s}= {r}" for r in refs if _short(r, refs) != r]
+    kinds = sorted({(r.get("copy") or {}).get("kind") for r in result["rows"]} - {None})
+    if kinds:
+        lines.append("copy won by: " + "; ".join(
+            f"{k} at " + ", ".join(r.get("label") or f"{r['n']:,}" for r in result["rows"]
+                                   if (r.get("copy") or {}).get("kind") == k)
+            for k in kinds))
+    return lines
+
+
+def plot(result: dict, out: Path) -> str | None:
+    """Write a GB/s-vs-size plot: each provider, copy at each n, and the spec bandwidth; None when written, else
+    why not (matplotlib missing)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed (pip install matplotlib); the table above has the same numbers"
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    if result.get("flops"):
+        _plot_tflops(ax, result)
+        fig.tight_layout()
+        fig.savefig(out, dpi=120)
+        plt.close(fig)
+        return None
+    for p in result["providers"]:
+        pts = [(r["n"], r["gbps"][p]) for r in result["rows"] if r["gbps"].get(p) is not None]
+        if pts:
+            ax.plot(*zip(*pts), marker="o", label=p)
+    copies = [(r["n"], r["copy"]["gbps"]) for r in result["rows"] if (r.get("copy") or {}).get("gbps")]
+    if copies:
+        ax.plot(*zip(*copies), color="grey", linestyle="--", marker=".", label="copy at the same n (best of "
+                                                                               "clone / Triton copy)")
+    if result.get("peak_gbps"):
+        ax.axhline(result["peak_gbps"], color="black", linestyle=":", label=f"spec bandwidth "
+                                                                            f"{result['peak_gbps']:.0f} GB/s")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("n (elements)")
+    ax.set_ylabel("effective GB/s (fused byte model / time)")
+    ax.set_title(f"{result['drill']} on {result.get('device_name', 'GPU')}")
+    ax.legend(fontsize="small")
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return None
+
+
+def _plot_tflops(ax, result: dict) -> None:
+    """TFLOPS per provider at each shape (shapes in sweep order), and the tensor-core peak."""
+    labels = [r.get("label") or f"{r['n']:,}" for r in result["rows"]]
+    for p in result["providers"]:
+        pts = [(i, r["tflops"][p]) for i, r in enumerate(result["rows"]) if (r.get("tflops") or {}).get(p)]
+        if pts:
+            ax.plot(*zip(*pts), marker="o", label=p)
+    if result.get("peak_tflops"):
+        ax.axhline(result["peak_tflops"], color="black", linestyle=":",
+                   label=f"dense fp16 tensor-core peak {result['peak_tflops']:.0f} TFLOPS")
+    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize="small")
+    ax.set_ylabel("TFLOPS (operations of one call / time)")
+    ax.set_title(f"{result['drill']} on {result.get('device_name', 'GPU')}")
+    ax.legend(fontsize="small")
+    ax.grid(True, alpha=0.3)
+
+
+# -- child ----------------------------------------------------------------------------------------------------------
+def child_main(a) -> int:
+    import importlib.util
+
+    import torch
+    import triton
+
+    from drills import get_spec
+    from grader.speed.timing import peak_gbps, peak_tflops
+
+    spec = get_spec(a.drill)
+    result = {"drill": spec.name, "providers": [], "rows": [], "triton": triton.__version__,
+              "torch": torch.__version__, "flops": spec.flops is not None}
+    if not torch.cuda.is_available():
+        result["error"] = "no CUDA device"
+        atomic_write_text(Path(a.out), json.dumps(result))
+        return 2
+    result["device_name"] = name = torch.cuda.get_device_name()
+    result["peak_gbps"] = peak_gbps(name)
+    if spec.flops is not None:
+        result["peak_tflops"] = peak_tflops(name)
+        result["bar"] = spec.speed_refs[-1][0] if spec.speed_refs else EAGER
+        doc = (getattr(spec.eager, "__doc__", None) or "").strip()
+        result["eager_is"] = doc.splitlines()[0] if doc else None
+    sys.path.insert(0, os.path.dirname(os.path.realpath(a.file)))
+    mspec = importlib.util.spec_from_file_location("learner_submission", a.file)
+    module = importlib.util.module_from_spec(mspec)
+    try:
+        mspec.loader.exec_module(module)
+        entry = getattr(module, spec.entry)
+    except Exception as e:  # noqa: BLE001
+        result["error"] = f"could not load `{spec.entry}` from the file: {type(e).__name__}: {e}"
+        atomic_write_text(Path(a.out), json.dumps(result))
+        return 1
+    sizes = [s if isinstance(s, int) else tuple(s) for s in json.loads(a.sizes)]
+    providers = {CANDIDATE: entry}
+    if spec.eager is not None:
+        providers[EAGER] = spec.eager
+        providers[STATIC] = spec.eager   # compiled per size in _sweep_sizes
+        if all(isinstance(s, int) for s in sizes):
+            providers[DYNAMIC] = spec.eager  # compiled once, in _dynamic_sweep
+    for label, fn in spec.speed_refs:
+        providers[label] = fn
+    result["providers"] = list(providers)
+    try:
+        _sweep_sizes(spec, providers, sizes, result)
+        if DYNAMIC in providers:
+            _dynamic_sweep(spec, sizes, result)
+    except Exception as e:  # noqa: BLE001 - the learner's kernel failed: keep the rows so far, say what happened
+        result["error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
+        atomic_write_text(Path(a.out), json.dumps(result))
+        return 1
+    atomic_write_text(Path(a.out), json.dumps(result))
+    return 0
+
+
+def _inputs(spec, size, device: str = "cuda"):
+    return draw(spec, size, numel_of(size) % (2 ** 31), device)
+
+
+def _bytes(spec, size, args, out) -> int:
+    """The fused byte model, else every input read once and the output written once."""
+    model = spec.byte_model(size) if spec.byte_model else {}
+    if model.get("fused"):
+        return model["fused"]
+    return sum(t.numel() * t.element_size() for t in args) + out.numel() * out.element_size()
+
+
+def wrong_elements(spec, args, out) -> int | None:
+    """grader.judge.evaluate.count_wrong's count, or None when the float64 reference does not fit in memory (attention at
+    S = 8192)."""
+    import torch
+
+    from grader.judge.evaluate import count_wrong
+    try:
+        return count_wrong(spec, args, out)[0]
+    except torch.OutOfMemoryError:
+        return None
+
+
+def static_compile(fn, args, kwargs):
+    """torch.compile(fn, dynamic=False) for these shapes only: Dynamo's caches are reset first, so nothing compiled
+    at another size (and no dynamic-shape recompile) is reused; the first call compiles, outside the timing."""
+    import torch
+    torch._dynamo.reset()
+    compiled = torch.compile(fn, dynamic=False)
+    compiled(*args, **kwargs)
+    return compiled
+
+
+def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
+    """Every provider but the swept compile at each size, the copy reference at that size (memory-bound drills), and
+    the candidate's output checked against the float64 reference. `device` is "cuda" in `drill bench`; tests run it
+    on "cpu", faked. A reference provider that fails (out of memory for eager attention's (S, S) scores) is recorded
+    and the sweep goes on; the candidate failing ends it."""
+    from grader.speed.timing import bench_ms, best_copy, gbps
+
+    for i, size in enumerate(sizes):
+        label = size_label(size)
+        print(f"  bench: {label} ({i + 1}/{len(sizes)})", file=sys.stderr, flush=True)
+        args = _inputs(spec, size, device)
+        out = providers[CANDIDATE](*args, **spec.kwargs)  # compiles; checked below
+        nbytes = _bytes(spec, size, args, out)
+        flops = spec.flops(size) if spec.flops else None
+        row = {"n": numel_of(size), "bytes": nbytes, "ms": {}, "gbps": {}}
+        if not isinstance(size, int):
+            row.update(size=list(size), label=label)
+        if flops:
+            row.update(flops=flops, tflops={})
+        for name, fn in providers.items():
+            if name == DYNAMIC:
+                continue
+            try:
+                f = static_compile(fn, args, spec.kwargs) if name == STATIC else fn
+                ms = bench_ms(lambda: f(*args, **spec.kwargs), warmup=25, rep=100)
+            except Exception as e:  # noqa: BLE001 - a reference failing (compile, memory) must not end the sweep
+                row.setdefault("errors", {})[name] = f"{type(e).__name__}: {str(e)[:200]}"
+                _free(device)
+                if name == CANDIDATE:
+                    raise
+                continue
+            row["ms"][name], row["gbps"][name] = ms, gbps(nbytes, ms / 1e3)
+            if flops:
+                row["tflops"][name] = flops / (ms / 1e3) / 1e12
+        if not flops:
+            copy = best_copy(nbytes // 8 if not isinstance(size, int) else size, warmup=25, rep=100)
+            row["copy"] = {"kind": copy["kind"], "ms": copy["ms"], "gbps": copy["gbps"], "all_ms": copy["all_ms"]}
+        row["wrong"] = wrong_elements(spec, args, out)
+        result["rows"].append(row)
+        del args, out
+        _free(device)
+
+
+def _dynamic_sweep(spec, sizes, result, device: str = "cuda") -> None:
+    """One torch.compile(eager) called at every size in turn, as a naive sweep would: Dynamo recompiles with dynamic
+    shapes at the second size. Records its time per size and the sizes where it (re)compiled."""
+    import torch
+
+    from grader.speed.timing import bench_ms, gbps
+
+    def compiles() -> int:
+        return torch._dynamo.utils.counters["frames"]["ok"]
+
+    torch._dynamo.reset()
+    compiled = torch.compile(spec.eager)
+    result["dynamic_compiles_at"] = []
+    rows = {r["n"]: r for r in result["rows"]}
+    for n in sizes:
+        print(f"  bench: one compile swept over sizes, n={n:,}", file=sys.stderr, flush=True)
+        args = _inputs(spec, n, device)
+        nbytes = rows[n]["bytes"]
+        before = compiles()
+        try:
+            compiled(*args, **spec.kwargs)
+            if compiles() > before:
+                result["dynamic_compiles_at"].append(n)
+            ms = bench_ms(lambda: compiled(*args, **spec.kwargs), warmup=25, rep=100)
+        except Exception as e:  # noqa: BLE001
+            rows[n].setdefault("errors", {})[DYNAMIC] = f"{type(e).__name__}: {str(e)[:200]}"
+            continue
+        rows[n]["ms"][DYNAMIC], rows[n]["gbps"][DYNAMIC] = ms, gbps(nbytes, ms / 1e3)
+        del args
+        _free(device)
+
+
+def _free(device: str) -> None:
+    if device == "cuda":
+        import torch
+        torch.cuda.empty_cache()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--child", action="store_true")
+    ap.add_argument("--file", required=True)
+    ap.add_argument("--drill", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--sizes", required=True)
+    return child_main(ap.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
