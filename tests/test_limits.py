@@ -272,12 +272,12 @@ def test_annotate_adds_the_check_row_and_the_json_block():
 
     v = types.SimpleNamespace(drill="heuristics", checks=[])
     ok = [{"size": 1000, "category": None, "detail": {}, "launches": [{}]}]
-    limits.annotate(v, ok, [Run()])
+    limits.annotate(v, ok, [Run()], SPEC)
     assert v.checks[-1]["name"] == limits.CHECK_NAME and v.checks[-1]["passed"]
     assert v.device_limits["device"] == "GXU" and v.device_limits["contract"]["inputs"] == 98
     v.checks = []
     bad = ok + [{"size": 10**9, "category": "grid", "detail": {"contract": "pick_config"}, "launches": []}]
-    limits.annotate(v, bad, [Run()])
+    limits.annotate(v, bad, [Run()], SPEC)
     assert not v.checks[-1]["passed"] and "1000000000" in v.checks[-1]["detail"]
 
 

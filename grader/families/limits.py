@@ -347,11 +347,8 @@ def owns(detail: dict) -> bool:
     return bool(detail.get("refused") or detail.get("mismatch") or detail.get("contract"))
 
 
-def annotate(v, calls: list[dict], runs) -> None:
+def annotate(v, calls: list[dict], runs, spec) -> None:
     """The verdict's check row and `device_limits` JSON block (drills with spec.device_limits only)."""
-    from drills import get_spec
-
-    spec = get_spec(v.drill)
     lim = spec.device_limits
     if lim is None:
         return

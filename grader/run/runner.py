@@ -252,7 +252,7 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
     v.checks += summarize_checks(calls, spec)
     v.others = sorted({c["category"] for c in calls if c["category"] and c["category"] != v.diagnosis})
     fusion.annotate(v, calls, runs)  # launches, bytes proof, speed gate (may turn a pass into too-slow)
-    limits.annotate(v, calls, runs)  # a device's launch limits: check row and JSON
+    limits.annotate(v, calls, runs, spec)  # a device's launch limits: check row and JSON
     if not v.passed and not v.detail.get("timing"):
         v.focus = pick_focus(calls, v.diagnosis)
         v.detail = v.focus.get("detail", {})
