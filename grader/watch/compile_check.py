@@ -42,8 +42,8 @@ def compiled_library(fn):
 
     def compiled(obj):
         if id(obj) not in made:
-            made[id(obj)] = JITFunction(obj.fn)
-        return made[id(obj)]
+            made[id(obj)] = (_jit_twin(obj), obj)  # the original kept alive: its id stays its own
+        return made[id(obj)][0]
 
     namespaces = [vars(m) for name, m in list(sys.modules.items())
                   if m is not None and (name == "triton.language" or name.startswith("triton.language."))]
@@ -67,6 +67,7 @@ def compiled_library(fn):
             if isinstance(value, InterpretedFunction):
                 swapped.append((tl.tensor, key, value))
                 setattr(tl.tensor, key, compiled(value))
+        swapped += _resolve_in_codegen(lambda v: compiled(v) if isinstance(v, InterpretedFunction) else v)
         yield
     finally:
         for ns, key, value in reversed(swapped):
@@ -74,6 +75,59 @@ def compiled_library(fn):
                 ns[key] = value
             else:
                 setattr(ns, key, value)
+
+
+def _jit_twin(obj):
+    """The JITFunction `@triton.jit` would have made of an InterpretedFunction's Python function (same options)."""
+    from triton.runtime.jit import JITFunction
+
+    try:
+        return JITFunction(obj.fn, **getattr(obj, "kwargs", {}))
+    except TypeError:  # an option this Triton's JITFunction does not take
+        return JITFunction(obj.fn)
+
+
+def _resolve_in_codegen(convert) -> list:
+    """Jit functions reached through anything else — a module attribute (`triton_helpers.maximum`,
+    `tle.program_id`), a helper's own globals in another file, a helper of a helper — are found by the code
+    generator itself as it resolves names, and only there: each CodeGenerator's global scope (one per function it
+    compiles, the callee's own module globals) and each attribute it looks up go through `convert`. Returns the
+    (class, attribute, original) triples to restore."""
+    from triton.compiler import code_generator as cg
+
+    gen = cg.CodeGenerator
+    saved = [(gen, "__init__", vars(gen)["__init__"])]
+    orig_init = saved[0][2]
+
+    def __init__(self, *args, **kwargs):
+        orig_init(self, *args, **kwargs)
+        self.gscope = {k: convert(v) for k, v in self.gscope.items()}
+
+    gen.__init__ = __init__
+    orig_attr = vars(gen).get("get_Attribute")
+    if orig_attr is not None:
+        saved.append((gen, "get_Attribute", orig_attr))
+
+        def get_Attribute(self, lhs, attr):
+            value = convert(orig_attr(self, lhs, attr))
+            if type(value).__name__ != "BoundJITMethod" and isinstance(value, cg.JITFunction) \
+                    and cg._is_triton_value(lhs):
+                return cg.BoundJITMethod(lhs, value)  # a tensor method, as get_Attribute makes of a JITFunction
+            return value
+
+        gen.get_Attribute = get_Attribute
+    # The kernel's cache key walks the same names (jit.DependenciesFinder) and refuses a function it does not know.
+    from triton.runtime import jit
+    finder = getattr(jit, "DependenciesFinder", None)
+    orig_record = vars(finder).get("record_reference") if finder is not None else None
+    if orig_record is not None:
+        saved.append((finder, "record_reference", orig_record))
+
+        def record_reference(self, val, *args, **kwargs):
+            return orig_record(self, convert(val), *args, **kwargs)
+
+        finder.record_reference = record_reference
+    return saved
 
 
 class FrontEnd:
