@@ -17,6 +17,8 @@ class OverBudget(BaseException):
     """Raised before a launch that would not fit the budget. A BaseException, so a learner's `except Exception`
     around the launch does not swallow it."""
 
+    learner_facing = True
+
     def __init__(self, estimate_s: float, left_s: float, programs: int | None):
         super().__init__(f"estimated {estimate_s:.1f} s, {left_s:.1f} s left")
         self.estimate_s, self.left_s, self.programs = estimate_s, left_s, programs
