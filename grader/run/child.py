@@ -385,13 +385,14 @@ class CallRunner:
                                            mutated_inputs)
         from grader.watch.launches import pinned
         from grader.watch.memory import Memory
-        from grader.watch.torch_watch import TorchWatch
+        from grader.watch.torch_watch import TorchWatch, mark_data
 
         spec, lanes, recorder = self.spec, self.lanes, self.recorder
         inputs, ref, scale = self.inputs_and_reference(size, seed, call, probe)
         memory = Memory(self.device, self.carried)
         names = [self.arg_names[i] if i < len(self.arg_names) else str(i) for i in range(len(inputs))]
         guarded = [memory.place(t, f"input {names[i]}") for i, t in enumerate(inputs)]
+        mark_data(guarded)  # torch computing with these (or what a kernel wrote from them) is a fallback
         clones = [t.clone() for t in guarded]
         ev = {"size": size if isinstance(size, int) else list(size), "seed": seed, "call": call}
         recorder.launches = []

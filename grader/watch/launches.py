@@ -113,6 +113,8 @@ class LaunchRecorder:
                 return orig(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
                 recorder.depth -= 1
+                from grader.watch.torch_watch import mark_data  # (torch: imported in the child only)
+                mark_data((args, kwargs))  # what a kernel was handed it may have written: the data from now on
                 if budget:
                     budget.end_launch(record["kernel"], record["programs"], launch_started)
 

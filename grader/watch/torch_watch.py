@@ -1,8 +1,13 @@
-"""Watch the learner's wrapper: guard its allocations and record any torch op that computes values.
+"""Watch the learner's wrapper: guard its allocations and record any torch op that computes with the data.
 
 A `TorchFunctionMode` sees factory functions (`torch.empty`) as well as tensor methods. Allocations are served
 from guarded, sentinel-filled buffers; value-computing torch calls are recorded with the learner's line, so a
 wrapper that returns `x + y` (or adds a `torch.relu` after the kernel) is named for what it is.
+
+A torch fallback is torch computing *with the data*: the graded inputs (and their views), what a Triton kernel was
+handed (it may have written it: the output), and anything computed from those. Torch building launch metadata
+from shapes and strides — sglang's `torch.arange(B) * stride` offset table, `torch.tensor(seq_lens).cumsum(0)` —
+touches no data and is not recorded. `mark_data` tags a tensor as data; a view of data is data.
 """
 from __future__ import annotations
 
@@ -31,6 +36,35 @@ HARMLESS = {
 }
 
 
+DATA_TAG = "_drill_data"
+
+
+def mark_data(value) -> None:
+    """Tag every tensor in `value` (a tensor, or a list/tuple/dict of them) as the grade's data."""
+    for leaf in _tensors(value):
+        try:
+            setattr(leaf, DATA_TAG, True)
+        except (AttributeError, RuntimeError):  # a tensor subclass that refuses attributes: not tracked
+            pass
+
+
+def is_data(t) -> bool:
+    return getattr(t, DATA_TAG, False) is True
+
+
+def _tensors(value):
+    from torch.utils._pytree import tree_flatten
+
+    leaves, _ = tree_flatten(value)
+    out = []
+    for leaf in leaves:
+        if isinstance(leaf, torch.Tensor):
+            out.append(leaf)
+        elif isinstance(getattr(leaf, "base", None), torch.Tensor):  # a TensorDescriptor's tensor
+            out.append(leaf.base)
+    return out
+
+
 class TorchWatch(TorchFunctionMode):
     def __init__(self, memory: Memory, recorder, learner_file: str, record_ops: bool = True):
         super().__init__()
@@ -50,6 +84,9 @@ class TorchWatch(TorchFunctionMode):
         if name in EMPTY or name in FILLED:
             return self._alloc(func, name, args, kwargs)
         result = func(*args, **kwargs)
+        with_data = any(is_data(t) for t in _tensors((args, kwargs)))
+        if with_data:  # computed from (or a view of) the data: data too
+            mark_data(result)
         if isinstance(result, torch.Tensor) and result.numel() and result.device.type == self.memory_device():
             # Every tensor the learner's code makes is a place its kernels may legally touch.
             line = learner_line(self.learner_file)
@@ -62,7 +99,7 @@ class TorchWatch(TorchFunctionMode):
             if region is not None:  # `torch.empty(n).to(x.device)` lands on the right device after all
                 region.no_device_line = None
             return result
-        if self.record_ops and name not in HARMLESS:
+        if self.record_ops and name not in HARMLESS and with_data:
             self.ops.append({"op": f"torch.{name}", "line": learner_line(self.learner_file)})
         return result
 
