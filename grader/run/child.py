@@ -156,8 +156,11 @@ def grade(a, interpreted: bool, started: float) -> dict:
         recorder.frontend = FrontEnd(learner_file)
     budget = None
     if interpreted:  # the interpreter's cost grows with the programs launched: skip what would not fit
-        from grader.run.budget import Budget
-        budget = Budget(max(5.0, BUDGET_SHARE * a.timeout - (time.perf_counter() - started)))
+        from grader.run.budget import Budget, VirtualClock
+        # Counted seconds (deterministic: the verdict never depends on the machine's load), from a fixed share of
+        # the timeout; the wall clock is a safety net only, at WALL_SHARE of what the parent's timeout leaves.
+        budget = Budget(max(5.0, BUDGET_SHARE * a.timeout), clock=VirtualClock().install(),
+                        wall_left=WALL_SHARE * a.timeout - (time.perf_counter() - started))
         recorder.budget = budget
     runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder, keep_inputs=len(configs) > 1,
                         carried=module_memory.regions, budget=budget)
@@ -224,7 +227,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
 MISTAKE_MAX_NUMEL = 200_000  # outputs larger than this are not compared with the drill's known-mistake models
 
 # Share of the child's timeout that interpreted calls may spend (imports, evaluation and slack take the rest).
-BUDGET_SHARE = 0.6
+BUDGET_SHARE = 0.5
+WALL_SHARE = 0.8  # past this share of the timeout (wall clock), calls are skipped rather than the child killed
 
 
 def call_plan(spec, configs, device: str, seeds: int):

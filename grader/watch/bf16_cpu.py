@@ -7,7 +7,9 @@ add/mul/fma, and transcendental ops are computed in fp32 and rounded. So every o
 fp32 (exact: bf16 is fp32 with its low 16 bits zero), runs the interpreter's own fp32 op, and rounds a float
 result back to bf16 to nearest even. A product of two bf16 values is exact in fp32, so mul is correctly rounded; a
 sum may round twice (fp32, then bf16), at most one bf16 ulp in rare ties, far inside any bf16 tolerance.
-Reductions and scans sum in fp32 and round once (the GPU's tree rounds at each step: it is no more exact).
+A bf16 tl.sum adds in bf16 as the GPU does, rounding every partial sum (a pairwise tree: the GPU's per-thread then
+cross-thread order rounds as often), and tl.cumsum rounds each running sum; max/min and other reductions run on the
+fp32 values and round once (exact for max/min).
 tl.dot of bf16 operands multiplies exactly and accumulates in the accumulator's dtype, as the tensor cores do.
 
 The interpreter's own fp32 -> bf16 cast truncates (its RTNE mode drops ties and the carry into the exponent);
@@ -126,6 +128,9 @@ def install() -> None:
         inputs = input if isinstance(input, tuple) else (input,)
         if not any(is_bf16(getattr(t, "handle", None)) for t in inputs):
             return orig_apply(self, input)
+        summed = bf16_sum(self, inputs, tl, interpreter)
+        if summed is not None:
+            return summed if isinstance(input, tuple) else summed[0]
         widened_inputs = tuple(_as_f32_tensor(t, tl, up) if is_bf16(getattr(t, "handle", None)) else t
                                for t in inputs)
         out = orig_apply(self, widened_inputs if isinstance(input, tuple) else widened_inputs[0])
@@ -147,3 +152,37 @@ def _as_f32_tensor(t, tl, up):
 def _as_bf16_tensor(t, tl, down):
     ty = tl.block_type(tl.bfloat16, list(t.type.shape)) if t.type.is_block() else tl.bfloat16
     return tl.tensor(down(t.handle), ty)
+
+
+def _round_bf16(values: np.ndarray) -> np.ndarray:
+    return bf16_bits_to_f32(f32_to_bf16_bits(values))
+
+
+def bf16_sum(op, inputs, tl, interpreter):
+    """tl.sum / tl.cumsum of one bf16 tensor with bf16 rounding of every partial sum; None for other reductions."""
+    if len(inputs) != 1 or op.combine_fn is not tl.standard._sum_combine:
+        return None
+    t = inputs[0]
+    data = bf16_bits_to_f32(t.handle.data)
+    axis = op.axis
+    if isinstance(op, interpreter.ReduceOps):
+        a = data.reshape(-1) if axis is None else np.moveaxis(data, axis, -1)
+        width = 1 << max(int(a.shape[-1]) - 1, 0).bit_length()
+        if width != a.shape[-1]:  # pad with zeros to a power of two: adding 0 is exact
+            a = np.concatenate([a, np.zeros(a.shape[:-1] + (width - a.shape[-1],), np.float32)], axis=-1)
+        while a.shape[-1] > 1:
+            a = _round_bf16(a[..., 0::2] + a[..., 1::2])
+        total = a[..., 0]
+        if op.keep_dims:
+            total = np.expand_dims(total, tuple(range(data.ndim)) if axis is None else axis)
+        return (op.to_tensor(f32_to_bf16_bits(total), tl.bfloat16),)
+    if isinstance(op, interpreter.ScanOps):
+        a = np.moveaxis(data, axis, 0).copy()
+        if op.reverse:
+            a = a[::-1].copy()
+        for i in range(1, a.shape[0]):
+            a[i] = _round_bf16(a[i - 1] + a[i])
+        if op.reverse:
+            a = a[::-1]
+        return (op.to_tensor(np.ascontiguousarray(np.moveaxis(f32_to_bf16_bits(a), 0, axis)), tl.bfloat16),)
+    return None
