@@ -94,7 +94,8 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
         return EXIT_USAGE
     store = Store()
     try:
-        record_grade(store, verdict)
+        if verdict.graded:  # drill's internal error or a CPU limitation is no attempt of the learner's
+            record_grade(store, verdict)
     except OSError as e:  # progress is a convenience: never lose a verdict over it
         err.print(f"drill: could not save progress ({e})", style="yellow")
     _warn(store)
@@ -102,7 +103,7 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
         print(report.verdict_json(verdict))
     else:
         report.print_verdict(verdict, lang, console())
-    return EXIT_OK if verdict.passed else EXIT_FAIL
+    return EXIT_OK if verdict.passed else EXIT_FAIL if verdict.graded else EXIT_USAGE
 
 
 def hint(name: str, reset: bool, lang: str) -> int:

@@ -14,7 +14,7 @@ from grader.families import limits
 
 # Ordered: when one call shows several problems, the earlier category is the cause to fix first.
 CATEGORIES = (
-    "hole", "error", "timeout", "crash", "torch-fallback", "no-kernel", "fusion", "dtype", "shape",
+    "hole", "internal", "not-checked", "error", "timeout", "crash", "torch-fallback", "no-kernel", "fusion", "dtype", "shape",
     "input-mutated", "mask", "grid", "offsets", "indexing", "strides", "k-loop", "epilogue", "scale", "causal",
     "rescale", "reduction", "stability", "other", "persistent", "autotune", "xblock", "warps", "unwritten",
     "wrong-values", "stale-output", "too-slow", "impossible-time",
@@ -22,7 +22,7 @@ CATEGORIES = (
 # These say the submission as a whole is broken; one call showing them decides the verdict. A heuristic that breaks a
 # device's limits (xblock, warps: grader/families/limits.py) comes before the kernel error it causes (tl.arange of a
 # non-power-of-two block).
-DECISIVE = ("hole", "xblock", "warps", "error", "timeout", "crash", "torch-fallback", "no-kernel", "fusion", "dtype",
+DECISIVE = ("hole", "internal", "xblock", "warps", "error", "timeout", "crash", "torch-fallback", "no-kernel", "fusion", "dtype",
             "shape", "input-mutated")
 
 

@@ -23,6 +23,7 @@ def pick(text, lang: str) -> str:
 M = {
     "pass": {"en": "PASS", "zh": "通过"},
     "fail": {"en": "FAIL", "zh": "未通过"},
+    "no_verdict": {"en": "NOT GRADED", "zh": "未能评测"},
     "interpreter_note": {
         "en": "No GPU here: your kernel ran in Triton's interpreter. Every lane of every load, store and atomic "
               "was checked; speed was not measured.",
@@ -53,6 +54,8 @@ M = {
     "autotune_picked": {"en": "The autotuner picked {config} at the largest size.",
                         "zh": "在最大尺寸上，autotuner 选中的是 {config}。"},
     "elapsed": {"en": "graded in {s:.1f} s", "zh": "评测用时 {s:.1f} 秒"},
+    "unchecked": {"en": "{n} calls not checked on CPU ({reason}): the verdict rests on the other calls",
+                  "zh": "{n} 次调用无法在 CPU 上检查（{reason}）：结论基于其余的调用"},
     "skipped": {"en": "{n} calls skipped to fit the interpreter's time budget (sizes {sizes}; the slowest would "
                       "take ~{estimate} s): the verdict rests on the calls that ran",
                 "zh": "为了不超出解释器的时间预算，跳过了 {n} 次调用（尺寸 {sizes}；最慢的一次估计要 ~{estimate} 秒）："
@@ -70,6 +73,22 @@ DIAGNOSES = {
         "what": {"en": "{stage}: {type}: {message}", "zh": "{stage}：{type}: {message}"},
         "fix": {"en": "Fix the line shown; the grader runs your file as a module and calls `{entry}`.",
                 "zh": "改正上面标出的那一行；评测器把你的文件当模块导入并调用 `{entry}`。"}},
+    "internal": {
+        "what": {"en": "drill could not grade this — an internal error ({type} at {where}: {message}). This is not "
+                       "a verdict on your file.",
+                 "zh": "drill 无法评测这个文件——drill 内部出错（{type}，位置 {where}：{message}）。这不是对你代码的判定。"},
+        "fix": {"en": "Nothing to change in your code for this. Please report it with the file, the command and the "
+                      "`internal` block of `drill grade FILE --json`; meanwhile grade on a GPU with --device cuda if "
+                      "you have one.",
+                "zh": "这不需要你改代码。请把这个文件、所用命令和 `drill grade FILE --json` 输出里的 `internal` 部分一起报告；"
+                      "有 GPU 的话可以先用 --device cuda 评测。"}},
+    "not-checked": {
+        "what": {"en": "not checked on CPU: {reason}. A GPU runs this; Triton's interpreter cannot, so no call could "
+                       "be graded here. This is not a verdict on your file.",
+                 "zh": "无法在 CPU 上检查：{reason}。GPU 能运行它，Triton 解释器不能，所以这里没有一次调用能被评测。"
+                       "这不是对你代码的判定。"},
+        "fix": {"en": "Grade it on a GPU (--device cuda), or keep this line out of the CPU path to practise here.",
+                "zh": "请在 GPU 上评测（--device cuda）；想在这台机器上练习，就先别用这一行的写法。"}},
     "error-compiler": {
         "what": {"en": "Triton's compiler rejects `{kernel}`: {type}: {message}",
                  "zh": "Triton 编译器拒绝编译 `{kernel}`：{type}: {message}"},
@@ -465,6 +484,8 @@ DIAGNOSES = {
 
 # Check names (JSON keeps the English name; the report shows them in the learner's language).
 CHECK_NAMES_ZH = {
+    "drill graded this": "drill 完成了评测",
+    "checked on CPU": "在 CPU 上检查",
     "runs without error": "运行无错误", "computes in a Triton kernel": "计算在 Triton kernel 里完成",
     "output dtype and shape": "输出 dtype 和形状", "memory accesses in bounds": "访存不越界",
     "inputs unchanged": "输入未被修改", "every output element written": "每个输出元素都写了",

@@ -35,7 +35,9 @@ def explain(v, lang: str) -> tuple[str, str]:
     limited = limits_report.what_and_fix(v, spec, lang, _fmt)  # a device's launch limits (grader/families/limits.py)
     if limited:
         return limited
-    if cat == "hole":
+    if cat in ("internal", "not-checked"):  # no verdict: drill's own failure, or what the interpreter cannot run
+        kw.update({k: v for k, v in (d.get("internal") or d).items() if isinstance(v, (str, int, float))})
+    elif cat == "hole":
         holes = d.get("holes", [])
         first = holes[0] if holes else {"name": v.hole, "line": v.line}
         rest = sorted({f"{h['name']}" for h in holes[1:] if h["name"] != first["name"]})
@@ -266,7 +268,8 @@ def render(v, lang: str) -> Group:
         parts.append(verdict)
     else:
         what, fix = explain(v, lang)
-        verdict.append(f" {t('fail', lang)} ", style="bold white on red")
+        verdict.append(f" {t('fail' if getattr(v, 'graded', True) else 'no_verdict', lang)} ",
+                       style="bold white on red" if getattr(v, "graded", True) else "bold black on yellow")
         verdict.append(f"  {v.diagnosis}", style="bold red")
         if v.hole and v.diagnosis != "hole":
             verdict.append(f"  (hole: {v.hole})", style="yellow")
@@ -283,6 +286,9 @@ def render(v, lang: str) -> Group:
         parts.append(sizes_row(v.cases))
     if v.skipped:
         parts.append(skipped_line(v.skipped, lang))
+    if getattr(v, "unchecked", None) and v.diagnosis != "not-checked":  # CPU limitation: graded on the rest
+        parts.append(Text("  " + t("unchecked", lang, n=len(v.unchecked), reason=v.unchecked[0]["unchecked"]["reason"]),
+                          style="yellow"))
     grid2d = focus.get("tiles_2d")
     if grid2d and grid2d["cols"] <= TILE_ROW and len(grid2d["status"]) <= MAX_CELLS:
         parts.append(tile_map_2d(grid2d, lang))

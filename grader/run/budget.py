@@ -4,7 +4,13 @@ Triton's interpreter runs one program instance at a time (~0.5 ms each for a sim
 or loops). A kernel with a small BLOCK, or a grid far larger than the work, can need minutes at the largest sizes.
 Before each launch we estimate its cost from what this grade has measured so far — seconds per program of the same
 kernel, and seconds per element of the call — and skip the call when it would not fit in what is left of the
-budget. Calls run smallest first and one seed of every size before any second seed, so a skipped call is always a
+budget.
+
+The seconds are not the wall clock's: they are counted (`VirtualClock`: programs run and interpreter operations
+issued, times fixed per-program and per-operation costs measured once on a 2-core machine). Which calls are skipped
+therefore depends only on the submission and the drill, never on how loaded the machine is: the same file gets the
+same verdict every run (docs/grader.md, "Determinism"). The wall clock only backs it up: past WALL_SHARE of the
+parent's timeout (a machine several times slower than the calibration) calls are skipped too, rather than killed. Calls run smallest first and one seed of every size before any second seed, so a skipped call is always a
 repeat at a size already seen or a larger size than every one that ran. Skipped calls are reported, never counted
 as passes or failures.
 """
@@ -16,6 +22,8 @@ import time
 class OverBudget(BaseException):
     """Raised before a launch that would not fit the budget. A BaseException, so a learner's `except Exception`
     around the launch does not swallow it."""
+
+    learner_facing = True
 
     def __init__(self, estimate_s: float, left_s: float, programs: int | None):
         super().__init__(f"estimated {estimate_s:.1f} s, {left_s:.1f} s left")
@@ -30,9 +38,10 @@ AFTER_FAILURE_S = 8.0
 
 
 class Budget:
-    def __init__(self, seconds: float, clock=time.monotonic):
+    def __init__(self, seconds: float, clock=time.monotonic, wall_left: float | None = None):
         self.clock = clock
         self.deadline = clock() + seconds
+        self.wall_deadline = time.monotonic() + wall_left if wall_left is not None else None
         self.seconds = seconds
         self.per_program: dict[str, tuple] = {}  # kernel -> (programs, seconds) of its largest launch so far
         self.largest = (0, 0.0)                   # (elements, seconds) of the largest call so far
@@ -41,7 +50,10 @@ class Budget:
         self.failed = False
 
     def left(self) -> float:
-        return self.deadline - self.clock()
+        left = self.deadline - self.clock()
+        if self.wall_deadline is not None and time.monotonic() > self.wall_deadline:
+            return min(left, 0.0)  # the safety net: a machine far slower than the calibration
+        return left
 
     def start_call(self, numel: int) -> None:
         """Raise OverBudget if a call this size, scaled from the largest one so far, would not fit. Kernels whose
@@ -81,3 +93,42 @@ class Budget:
         if not self.failed:
             self.failed = True
             self.deadline = min(self.deadline, self.clock() + AFTER_FAILURE_S)
+
+
+# Calibration (benchmarks/interp_cost.py, 2-core CPU machine, 2026-12-01): seconds per interpreted program and per
+# interpreter operation (a builder call: load, store, arithmetic, reduction, dot).
+PROGRAM_S = 0.00025
+OP_S = 0.000025
+
+
+class VirtualClock:
+    """A clock that advances by the interpreter's work, not by time: PROGRAM_S per program started plus OP_S per
+    builder operation. Installed once per grading process (a fork of the warm worker installs its own)."""
+
+    def __init__(self):
+        self.programs = 0
+        self.ops = 0
+
+    def __call__(self) -> float:
+        return self.programs * PROGRAM_S + self.ops * OP_S
+
+    def install(self) -> "VirtualClock":
+        from triton.runtime import interpreter
+
+        cls = interpreter.InterpreterBuilder
+        clock = self
+        for name in [n for n in dir(cls) if n.startswith("create_") or n in ("set_grid_idx",)]:
+            orig = getattr(cls, name)
+            if not callable(orig) or getattr(orig, "_drill_counted", None) is not None:
+                continue
+            if name == "set_grid_idx":
+                def counted(self, *args, _orig=orig, **kwargs):
+                    clock.programs += 1
+                    return _orig(self, *args, **kwargs)
+            else:
+                def counted(self, *args, _orig=orig, **kwargs):
+                    clock.ops += 1
+                    return _orig(self, *args, **kwargs)
+            counted._drill_counted = orig
+            setattr(cls, name, counted)
+        return self

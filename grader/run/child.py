@@ -58,6 +58,13 @@ def run(a: argparse.Namespace, started: float):
         result["complete"] = True
     except BaseException as e:  # noqa: BLE001 - learner code that escaped the per-call handlers, or a grader bug
         result["fatal"] = {"stage": "grade", "type": type(e).__name__, "message": str(e)[:800] or type(e).__name__}
+        from grader.core.faults import describe_fault, drill_fault
+        from grader.judge.evaluate import learner_line_of
+        fault = drill_fault(e, os.path.realpath(a.file))
+        if fault is None and learner_line_of(e, os.path.realpath(a.file)) is None:
+            fault = describe_fault(e, stage="grade")  # nothing of the learner's file on the stack: drill's own
+        if fault is not None:
+            result["fatal"]["internal"] = fault
     result["elapsed_s"] = round(time.perf_counter() - started, 3)
     atomic_write_text(Path(a.out), json.dumps(result))
     sys.stdout.flush()
@@ -91,11 +98,12 @@ def grade(a, interpreted: bool, started: float) -> dict:
     lanes = LaneChecker(learner_file) if interpreted else None
     if lanes:
         lanes.install()
-        from grader.watch.interp_compat import install as install_compat, install_bf16_guard, install_compiler_semantics
+        from grader.watch.bf16_cpu import install as install_bf16
+        from grader.watch.interp_compat import install as install_compat, install_compiler_semantics
         from grader.watch.libdevice_cpu import install as install_libdevice
         install_compat()  # Triton 3.6: range() over a runtime scalar
         install_compiler_semantics()  # `and`/`or`/`not` on tensors, string constexpr annotations
-        install_bf16_guard()  # bf16 math would run on raw bits: stop with a message instead
+        install_bf16()  # bf16 math as the GPU does it (the interpreter would compute on the raw 16-bit patterns)
         install_libdevice()  # before the learner's import: libdevice.* runs as numpy, or stops with a clear error
     recorder = LaunchRecorder(learner_file, lanes)
     recorder.install(interpreted)
@@ -113,7 +121,10 @@ def grade(a, interpreted: bool, started: float) -> dict:
             mod_spec.loader.exec_module(module)
         phases["learner_import_s"] = round(time.perf_counter() - t0, 3)
     except BaseException as e:  # noqa: BLE001 - any failure of the learner's import is the learner's error
-        return {**info, "fatal": {"stage": "import", **describe_exception(e, learner_file)}}
+        from grader.core.faults import drill_fault
+        fault = drill_fault(e, learner_file)  # ... unless it was raised by drill's watch over the import
+        return {**info, "fatal": {"stage": "import", **describe_exception(e, learner_file),
+                                  **({"internal": fault} if fault else {})}}
     entry = getattr(module, spec.entry, None)
     if not callable(entry):
         names = [n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__]
@@ -145,12 +156,15 @@ def grade(a, interpreted: bool, started: float) -> dict:
         recorder.frontend = FrontEnd(learner_file)
     budget = None
     if interpreted:  # the interpreter's cost grows with the programs launched: skip what would not fit
-        from grader.run.budget import Budget
-        budget = Budget(max(5.0, BUDGET_SHARE * a.timeout - (time.perf_counter() - started)))
+        from grader.run.budget import Budget, VirtualClock
+        # Counted seconds (deterministic: the verdict never depends on the machine's load), from a fixed share of
+        # the timeout; the wall clock is a safety net only, at WALL_SHARE of what the parent's timeout leaves.
+        budget = Budget(max(5.0, BUDGET_SHARE * a.timeout), clock=VirtualClock().install(),
+                        wall_left=WALL_SHARE * a.timeout - (time.perf_counter() - started))
         recorder.budget = budget
     runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder, keep_inputs=len(configs) > 1,
                         carried=module_memory.regions, budget=budget)
-    calls, skipped = [], []
+    calls, skipped, unchecked = [], [], []
     contract_evs, result_contract = limits.contract_calls(spec, module, learner_file)  # pure calls, no launch
     t0 = time.perf_counter()
     for tuner, config, size, probe, seed in call_plan(spec, configs, a.device, 1 if a.quick else spec.seeds):
@@ -162,13 +176,18 @@ def grade(a, interpreted: bool, started: float) -> dict:
             if ev.get("skipped"):
                 skipped.append({k: ev.get(k) for k in ("size", "seed", "call", "config", "probe", "skipped")})
                 continue
+            if ev.get("unchecked"):  # a CPU limitation, not the learner's: neither a pass nor a failure
+                unchecked.append({k: ev.get(k) for k in ("size", "seed", "call", "config", "probe", "unchecked")})
+                continue
             limits.expect_launch(ev, module, spec, learner_file)  # what the heuristic picked for this n
             ev["category"], ev["detail"] = classify(ev, spec.max_launches, rules)
+            if ev.get("internal"):  # drill's own machinery failed in this call: no verdict on the learner
+                ev["category"], ev["detail"] = "internal", {"internal": ev["internal"]}
             calls.append(ev)
             if ev["category"] and budget is not None:
                 budget.saw_failure()
-            if ev["category"] == "crash":  # a CUDA fault poisons the context: stop here
-                return {**info, "calls": calls, "skipped": skipped}
+            if ev["category"] in ("crash", "internal"):  # a CUDA fault poisons the context; drill broke: stop
+                return {**info, "calls": calls, "skipped": skipped, "unchecked": unchecked}
     if configs[0][0] is not None and not any(c["category"] for c in calls):
         tuned = tuning_call(runner, configs[0][0], spec, a.seed, interpreted)
         if tuned is not None:
@@ -181,6 +200,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
             if ev["category"] is None:
                 ev["category"], ev["detail"] = "autotune", constant_key
     info["skipped"] = skipped
+    info["unchecked"] = unchecked
     if budget is not None:
         info["budget_s"] = round(budget.seconds, 1)
     phases["calls_s"] = round(time.perf_counter() - t0, 3)
@@ -207,7 +227,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
 MISTAKE_MAX_NUMEL = 200_000  # outputs larger than this are not compared with the drill's known-mistake models
 
 # Share of the child's timeout that interpreted calls may spend (imports, evaluation and slack take the rest).
-BUDGET_SHARE = 0.6
+BUDGET_SHARE = 0.5
+WALL_SHARE = 0.8  # past this share of the timeout (wall clock), calls are skipped rather than the child killed
 
 
 def call_plan(spec, configs, device: str, seeds: int):
@@ -364,16 +385,18 @@ class CallRunner:
         from contextlib import nullcontext
 
         from grader.run.budget import OverBudget
-        from grader.judge.evaluate import describe_exception, evaluate_output, guard_evidence, mutated_inputs
+        from grader.judge.evaluate import (describe_exception, evaluate_output, guard_evidence, learner_line_of,
+                                           mutated_inputs)
         from grader.watch.launches import pinned
         from grader.watch.memory import Memory
-        from grader.watch.torch_watch import TorchWatch
+        from grader.watch.torch_watch import TorchWatch, mark_data
 
         spec, lanes, recorder = self.spec, self.lanes, self.recorder
         inputs, ref, scale = self.inputs_and_reference(size, seed, call, probe)
         memory = Memory(self.device, self.carried)
         names = [self.arg_names[i] if i < len(self.arg_names) else str(i) for i in range(len(inputs))]
         guarded = [memory.place(t, f"input {names[i]}") for i, t in enumerate(inputs)]
+        mark_data(guarded)  # torch computing with these (or what a kernel wrote from them) is a fallback
         clones = [t.clone() for t in guarded]
         ev = {"size": size if isinstance(size, int) else list(size), "seed": seed, "call": call}
         recorder.launches = []
@@ -395,7 +418,15 @@ class CallRunner:
                              "programs": e.programs}
             return ev, None
         except BaseException as e:  # noqa: BLE001 - the learner's exception (even sys.exit) is evidence
+            from grader.core.faults import cpu_limitation, drill_fault
+            limitation = cpu_limitation(e)
+            if limitation is not None and self.lanes is not None:
+                ev["unchecked"] = {"reason": limitation[:400], "line": learner_line_of(e, self.learner_file)}
+                return ev, None
             ev["exception"] = describe_exception(e, self.learner_file)
+            fault = drill_fault(e, self.learner_file)
+            if fault is not None:
+                ev["internal"] = fault
         finally:
             if lanes:
                 lanes.stop()

@@ -65,9 +65,19 @@ class Verdict:
     device_limits: dict | None = None  # a device's launch limits and their evidence (grader.families.limits)
     evidence: list = field(default_factory=list)  # per (device, size): what the first call did (size_evidence)
     skipped: list = field(default_factory=list)   # interpreted calls left out to stay within the time budget
+    unchecked: list = field(default_factory=list)  # interpreted calls stopped by a CPU limitation (not graded)
+    internal: dict | None = None       # drill's own machinery failed: no verdict (grader.core.faults), exit 2
+
+    @property
+    def graded(self) -> bool:
+        """False when drill could not reach a verdict: an internal error, or nothing could be checked on CPU."""
+        return self.diagnosis not in NO_VERDICT
 
     def to_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "source_lines"}
+        return {**{k: v for k, v in self.__dict__.items() if k != "source_lines"}, "graded": self.graded}
+
+
+NO_VERDICT = ("internal", "not-checked")  # outcomes that are neither PASS nor FAIL (exit code 2)
 
 
 def start_child(path: Path, drill: str, device: str, seed: int, quick: bool, workdir: str, timeout: float):
@@ -227,6 +237,18 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
                              "detail": f"the grading process died ({v.detail['signal'] or r.returncode})"})
             return
         fatal = r.result.get("fatal")
+        if fatal and fatal.get("internal"):
+            v.diagnosis, v.internal, v.detail = "internal", fatal["internal"], {"internal": fatal["internal"]}
+            v.checks.append({"name": "drill graded this", "passed": False,
+                             "detail": f"{fatal['internal'].get('type')} at {fatal['internal'].get('where')}"})
+            return
+        if not fatal and not r.result.get("calls") and r.result.get("unchecked"):
+            first = r.result["unchecked"][0]
+            v.diagnosis, v.detail = "not-checked", {"device": r.device, **first["unchecked"], "size": first["size"]}
+            v.line = first["unchecked"].get("line")
+            v.unchecked = [dict(c, device=r.device) for c in r.result["unchecked"]]
+            v.checks.append({"name": "checked on CPU", "passed": False, "detail": first["unchecked"]["reason"]})
+            return
         if not fatal and not r.result.get("calls") and r.result.get("skipped"):
             first = r.result["skipped"][0]
             v.diagnosis, v.detail = "timeout", {"budget": True, "device": r.device, **first["skipped"],
@@ -245,8 +267,16 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
 
     calls = [dict(c, device=r.device) for r in runs for c in r.result.get("calls", [])]
     v.skipped = [dict(c, device=r.device) for r in runs for c in r.result.get("skipped", [])]
+    v.unchecked = [dict(c, device=r.device) for r in runs for c in r.result.get("unchecked") or []]
     v.diagnosis = combine(calls)
     v.passed = v.diagnosis is None
+    if v.diagnosis == "internal":
+        v.internal = next(c["detail"]["internal"] for c in calls if c["category"] == "internal")
+        v.detail = {"internal": v.internal}
+        v.cases = summarize_cases(calls)
+        v.checks.append({"name": "drill graded this", "passed": False,
+                         "detail": f"{v.internal.get('type')} at {v.internal.get('where')}"})
+        return
     v.cases = summarize_cases(calls)
     v.evidence = size_evidence(calls)
     v.checks += summarize_checks(calls, spec)

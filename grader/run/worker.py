@@ -305,7 +305,7 @@ def warm(enabled: bool = True):
 # -- the warm process -----------------------------------------------------------------------------------------------
 WARM_IMPORTS = ("torch", "triton", "triton.language", "triton.runtime.interpreter", "numpy", "drills",
                 "grader.run.child", "grader.judge.diagnose", "grader.judge.evaluate", "grader.watch.lanes", "grader.watch.launches",
-                "grader.watch.memory", "grader.watch.torch_watch", "grader.watch.interp_compat", "grader.watch.interp_speed",
+                "grader.watch.memory", "grader.watch.torch_watch", "grader.watch.interp_compat", "grader.watch.bf16_cpu", "grader.watch.interp_speed",
                 "grader.watch.libdevice_cpu", "grader.speed.timing", "grader.run.budget", "grader.families.limits", "grader.watch.compile_check",
                 "triton.testing", "triton.runtime.autotuner", "triton.compiler.compiler", "triton.backends.compiler")
 

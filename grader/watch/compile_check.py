@@ -10,6 +10,7 @@ cost seconds; the front end is where learner code is rejected).
 """
 from __future__ import annotations
 
+import os
 import re
 from contextlib import contextmanager
 
@@ -22,13 +23,15 @@ _TORCH_TO_TRITON = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "f
 class CompilerRejects(Exception):
     """Raised before an interpreted launch whose kernel Triton's compiler rejects; `detail` is FrontEnd's dict."""
 
+    learner_facing = True  # grader.core.faults: raised by drill on purpose, about the learner's kernel
+
     def __init__(self, detail: dict):
         super().__init__(detail["message"])
         self.detail = detail
 
 
 @contextmanager
-def compiled_library(fn):
+def compiled_library(fn, made: dict | None = None):
     """Under TRITON_INTERPRET=1 every @triton.jit function — Triton's own library (tl.sum, tl.cdiv, ...), tensor
     methods and the learner's helpers — is an InterpretedFunction, which the code generator would call as plain
     Python. For the front end's duration, put a JITFunction of the same Python function in each place."""
@@ -38,12 +41,13 @@ def compiled_library(fn):
     from triton.runtime.interpreter import InterpretedFunction
     from triton.runtime.jit import JITFunction
 
-    swapped, made = [], {}
+    swapped = []
+    made = {} if made is None else made  # id -> (JITFunction twin, InterpretedFunction)
 
     def compiled(obj):
         if id(obj) not in made:
-            made[id(obj)] = JITFunction(obj.fn)
-        return made[id(obj)]
+            made[id(obj)] = (_jit_twin(obj), obj)  # the original kept alive: its id stays its own
+        return made[id(obj)][0]
 
     namespaces = [vars(m) for name, m in list(sys.modules.items())
                   if m is not None and (name == "triton.language" or name.startswith("triton.language."))]
@@ -67,6 +71,7 @@ def compiled_library(fn):
             if isinstance(value, InterpretedFunction):
                 swapped.append((tl.tensor, key, value))
                 setattr(tl.tensor, key, compiled(value))
+        swapped += _resolve_in_codegen(lambda v: compiled(v) if isinstance(v, InterpretedFunction) else v)
         yield
     finally:
         for ns, key, value in reversed(swapped):
@@ -74,6 +79,59 @@ def compiled_library(fn):
                 ns[key] = value
             else:
                 setattr(ns, key, value)
+
+
+def _jit_twin(obj):
+    """The JITFunction `@triton.jit` would have made of an InterpretedFunction's Python function (same options)."""
+    from triton.runtime.jit import JITFunction
+
+    try:
+        return JITFunction(obj.fn, **getattr(obj, "kwargs", {}))
+    except TypeError:  # an option this Triton's JITFunction does not take
+        return JITFunction(obj.fn)
+
+
+def _resolve_in_codegen(convert) -> list:
+    """Jit functions reached through anything else — a module attribute (`triton_helpers.maximum`,
+    `tle.program_id`), a helper's own globals in another file, a helper of a helper — are found by the code
+    generator itself as it resolves names, and only there: each CodeGenerator's global scope (one per function it
+    compiles, the callee's own module globals) and each attribute it looks up go through `convert`. Returns the
+    (class, attribute, original) triples to restore."""
+    from triton.compiler import code_generator as cg
+
+    gen = cg.CodeGenerator
+    saved = [(gen, "__init__", vars(gen)["__init__"])]
+    orig_init = saved[0][2]
+
+    def __init__(self, *args, **kwargs):
+        orig_init(self, *args, **kwargs)
+        self.gscope = {k: convert(v) for k, v in self.gscope.items()}
+
+    gen.__init__ = __init__
+    orig_attr = vars(gen).get("get_Attribute")
+    if orig_attr is not None:
+        saved.append((gen, "get_Attribute", orig_attr))
+
+        def get_Attribute(self, lhs, attr):
+            value = convert(orig_attr(self, lhs, attr))
+            if type(value).__name__ != "BoundJITMethod" and isinstance(value, cg.JITFunction) \
+                    and cg._is_triton_value(lhs):
+                return cg.BoundJITMethod(lhs, value)  # a tensor method, as get_Attribute makes of a JITFunction
+            return value
+
+        gen.get_Attribute = get_Attribute
+    # The kernel's cache key walks the same names (jit.DependenciesFinder) and refuses a function it does not know.
+    from triton.runtime import jit
+    finder = getattr(jit, "DependenciesFinder", None)
+    orig_record = vars(finder).get("record_reference") if finder is not None else None
+    if orig_record is not None:
+        saved.append((finder, "record_reference", orig_record))
+
+        def record_reference(self, val, *args, **kwargs):
+            return orig_record(self, convert(val), *args, **kwargs)
+
+        finder.record_reference = record_reference
+    return saved
 
 
 class FrontEnd:
@@ -136,31 +194,80 @@ class FrontEnd:
             module_map = backend.get_module_map()
         except Exception:  # noqa: BLE001 - no front end here (an unusual Triton build): nothing to say
             return None
+        met: dict = {}
         try:
-            with compiled_library(fn):
+            with compiled_library(fn, met):
                 src.make_ir(target, options, codegen_fns, module_map, context)
         except Exception as e:  # noqa: BLE001 - Triton's CompilationError (or what it raised): the learner's
-            return self.describe(e, fn)
+            fault = front_end_fault(e, self.learner_file)
+            if fault is not None:  # our swap of the interpreter out of the front end failed, not the kernel
+                return {"internal": fault, "kernel": fn.__name__, "compiler": True}
+            return self.describe(e, fn, [fn] + [twin.fn for twin, _ in met.values()])
         return None
 
-    def describe(self, e: BaseException, fn) -> dict:
-        """Triton's message (its last, specific line first) and the learner's line it points at."""
-        text = str(e).strip()
-        lines = [ln for ln in text.splitlines() if ln.strip()]
-        # "at 12:8:" counts lines from the function's `def` line (Triton parses the source from `def` on).
-        m = re.match(r"at (\d+):(\d+):", lines[0]) if lines else None
-        line = None
-        if m is not None:
-            import inspect
-            try:
-                source, first = inspect.getsourcelines(fn)
-                def_row = next(i for i, ln in enumerate(source) if ln.lstrip().startswith("def "))
-                line = first + def_row + int(m.group(1)) - 1
-            except (OSError, TypeError, StopIteration):
-                line = None
-        cause = e.__cause__
-        why = lines[-1] if lines else type(e).__name__
-        if cause is not None and str(cause).strip() and str(cause).strip() not in why:
-            why = f"{why} ({str(cause).strip().splitlines()[-1]})"
+    def describe(self, e: BaseException, fn, functions=()) -> dict:
+        """Triton's own message and where it points: the innermost jit function it names (a helper in another
+        file is named by file and line) and the learner's line (that function's, else the call into it)."""
+        from grader.core.faults import chain
+
+        errors = [x for x in chain(e) if type(x).__name__ == "CompilationError"] or [e]
+        located = [(err, _locate(err, functions or [fn])) for err in errors]
+        inner, (inner_file, inner_line, inner_fn) = located[-1]
+        ours = [(f, ln) for _, (f, ln, _) in located if f == self.learner_file and ln]
+        line = inner_line if inner_file == self.learner_file else (ours[-1][1] if ours else None)
+        why = _message(inner)
+        if inner_file and inner_file != self.learner_file and inner_line:
+            why = f"{os.path.basename(inner_file)}:{inner_line} in `{inner_fn}`: {why}"
         return {"type": type(e).__name__, "message": why[:800], "line": line, "kernel": fn.__name__,
                 "cuda_fault": False, "compiler": True}
+
+
+def _message(err: BaseException) -> str:
+    """A CompilationError's own message, else the exception it wraps (a NameError for a plain global, ...)."""
+    from grader.core.faults import chain
+
+    own = getattr(err, "error_message", None)
+    if own:
+        return str(own).strip()
+    for cause in chain(err)[1:]:
+        text = str(cause).strip()
+        if text:
+            return f"{type(cause).__name__}: {text.splitlines()[-1]}" if type(cause).__name__ != "CompilationError" \
+                else _message(cause)
+    lines = [ln for ln in str(err).splitlines() if ln.strip()]
+    return lines[-1] if lines else type(err).__name__
+
+
+def _locate(err: BaseException, functions) -> tuple:
+    """(file, line, function name) a CompilationError points at: the jit function whose source it quotes, and its
+    "at L:C" counted from that function's `def` line."""
+    import inspect
+
+    node = getattr(err, "node", None)
+    src = getattr(err, "src", None)
+    lineno = getattr(node, "lineno", None)
+    if src is None or lineno is None:
+        return None, None, None
+    for f in functions:
+        try:
+            source, first = inspect.getsourcelines(f)
+        except (OSError, TypeError):
+            continue
+        text = "".join(source)
+        body = text[text.find("def "):] if "def " in text else text
+        if body.strip() and (src.strip() == body.strip() or src.strip() in text or body.strip() in src):
+            def_row = next((i for i, ln in enumerate(source) if ln.lstrip().startswith("def ")), 0)
+            return os.path.realpath(f.__code__.co_filename), first + def_row + lineno - 1, f.__name__
+    return None, None, None
+
+
+def front_end_fault(e: BaseException, learner_file: str) -> dict | None:
+    """drill's fault, not the kernel's: Triton's interpreter reached from inside the front end (an InterpretedFunction
+    we failed to swap for a JITFunction), or an exception raised in drill's own code."""
+    from grader.core.faults import chain, describe_fault, drill_fault
+
+    for x in chain(e):
+        if type(x).__name__ == "InterpreterError":
+            return describe_fault(x, stage="compile check")
+    fault = drill_fault(e, learner_file)
+    return dict(fault, stage="compile check") if fault else None

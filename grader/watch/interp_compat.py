@@ -10,6 +10,8 @@
 - A constexpr annotated as a string (`BLOCK: "tl.constexpr"`): the compiler tests `"constexpr" in annotation`;
   the interpreter compares the annotation text, which for a string literal keeps its quotes, so BLOCK arrives as a
   runtime tensor and tl.arange fails. We recognise it the compiler's way.
+- A float kernel argument: the compiler passes it as an fp32 scalar (`eps.to(tl.float32)`, `eps.dtype` work, and
+  arithmetic with it rounds as fp32); the interpreter passes the Python float itself. We pass a 0-d fp32 tensor.
 - A device-function call leaves triton.language patched for the interpreter (Triton 3.6 and 3.9 both): we undo it
   when the call returns.
 """
@@ -36,69 +38,6 @@ def install() -> bool:
 
     interpreter._patch_lang_tensor = _patch_lang_tensor
     return True
-
-
-class InterpreterUnsupported(NotImplementedError):
-    """Kernel code the interpreter cannot compute correctly; the message names what to write instead."""
-
-
-BF16_MESSAGE = ("bfloat16 arithmetic does not run in Triton's interpreter (it would compute on the raw 16-bit "
-                "patterns): convert after the load with .to(tl.float32), compute in float32, and convert back "
-                "with .to(out_ptr.dtype.element_ty) in the store — what a GPU kernel should do anyway")
-
-
-def install_bf16_guard() -> None:
-    """Make bfloat16 arithmetic under the interpreter stop with a clear message instead of computing garbage.
-
-    Both Triton 3.6 and 3.9 keep bfloat16 as uint16 in numpy and apply numpy ops to those bits: x * x for
-    x = 1.5 gives 2.5e-29, tl.sum of [1.5, 2.25, -3, 4] gives -1.3e-38. Elementwise ops, reductions, scans, tl.dot
-    and fma all stop; casts, loads, stores and tl.where are unaffected."""
-    import numpy as np
-    import triton.language as tl
-    from triton.runtime import interpreter
-
-    cls = interpreter.InterpreterBuilder
-
-    def is_bf16(h) -> bool:  # the cheap numpy test first: this runs on every operation of every program
-        return getattr(getattr(h, "data", None), "dtype", None) == np.uint16 \
-            and getattr(getattr(h, "dtype", None), "scalar", None) == tl.bfloat16
-
-    orig_binary, orig_unary = cls.binary_op, cls.unary_op
-
-    def binary_op(self, lhs, rhs, op, *args, **kwargs):
-        if is_bf16(lhs) or is_bf16(rhs):
-            raise InterpreterUnsupported(BF16_MESSAGE)
-        return orig_binary(self, lhs, rhs, op, *args, **kwargs)
-
-    def unary_op(self, arg, op, *args, **kwargs):
-        if is_bf16(arg):
-            raise InterpreterUnsupported(BF16_MESSAGE)
-        return orig_unary(self, arg, op, *args, **kwargs)
-
-    cls.binary_op, cls.unary_op = binary_op, unary_op
-
-    # The same raw bits reach reductions (tl.sum of bf16 sums the 16-bit patterns), tl.dot and fma.
-    reduce_scan = interpreter.ReduceScanOpInterface
-    orig_apply = reduce_scan.apply
-
-    def apply(self, input):
-        for t in (input if isinstance(input, tuple) else (input,)):
-            if is_bf16(getattr(t, "handle", None)):
-                raise InterpreterUnsupported(BF16_MESSAGE)
-        return orig_apply(self, input)
-
-    reduce_scan.apply = apply
-    for name in ("create_dot", "create_fma"):
-        orig = getattr(cls, name, None)
-        if orig is None:
-            continue
-
-        def guarded(self, *args, _orig=orig, **kwargs):
-            if any(is_bf16(a) for a in args):
-                raise InterpreterUnsupported(BF16_MESSAGE)
-            return _orig(self, *args, **kwargs)
-
-        setattr(cls, name, guarded)
 
 
 # -- and / or / not with the compiler's semantics ---------------------------------------------------------------------
@@ -196,6 +135,8 @@ def install_compiler_semantics() -> None:
         __call__._drill_patched = True
         function.__call__ = __call__
 
+    install_scalar_arguments()
+
     executor = interpreter.GridExecutor
     orig_init = executor.__init__
     if getattr(orig_init, "_drill_patched", False):
@@ -211,3 +152,23 @@ def install_compiler_semantics() -> None:
 
     __init__._drill_patched = True
     executor.__init__ = __init__
+
+
+def install_scalar_arguments() -> None:
+    """A non-constexpr float argument becomes what the compiler makes of it (`mangle_type(float)` is fp32): a scalar
+    fp32 tensor, as the interpreter already does for ints and bools."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter
+
+    orig = interpreter._implicit_cvt
+    if getattr(orig, "_drill_patched", False):
+        return
+
+    def _implicit_cvt(arg):
+        if isinstance(arg, float):  # np.float64 too: the compiler types both as fp32
+            return tl.tensor(interpreter.TensorHandle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
+        return orig(arg)
+
+    _implicit_cvt._drill_patched = True
+    interpreter._implicit_cvt = _implicit_cvt

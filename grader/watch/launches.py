@@ -49,6 +49,12 @@ def tile_elems(meta: dict) -> int | None:
     return n
 
 
+class ConflictingMeta(ValueError):
+    """Triton's own message for a call that passes an autotuned meta-parameter (raised here for a pinned config)."""
+
+    learner_facing = True
+
+
 class LaunchRecorder:
     """Wraps Triton's launch path; `depth` > 0 while inside Triton (the torch watcher ignores that time)."""
 
@@ -93,6 +99,9 @@ class LaunchRecorder:
                 if rejected:  # what a GPU would say before running anything
                     from grader.watch.compile_check import CompilerRejects
                     recorder.launches.append(record)
+                    if rejected.get("internal"):  # the check itself failed: no verdict on the kernel
+                        from grader.core.faults import InternalError
+                        raise InternalError(rejected["internal"])
                     raise CompilerRejects(rejected)
             budget = recorder.budget
             launch_started = budget.check_launch(record["kernel"], record["programs"]) if budget else None
@@ -104,6 +113,8 @@ class LaunchRecorder:
                 return orig(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
                 recorder.depth -= 1
+                from grader.watch.torch_watch import mark_data  # (torch: imported in the child only)
+                mark_data((args, kwargs))  # what a kernel was handed it may have written: the data from now on
                 if budget:
                     budget.end_launch(record["kernel"], record["programs"], launch_started)
 
@@ -128,7 +139,7 @@ class LaunchRecorder:
             conflicts = set(kwargs) & {k for c in getattr(tuner, "_drill_all_configs", tuner.configs)
                                        for k in c.kwargs}
             if conflicts:
-                raise ValueError(f"Conflicting meta-parameters: {', '.join(sorted(conflicts))}."
+                raise ConflictingMeta(f"Conflicting meta-parameters: {', '.join(sorted(conflicts))}."
                                  " Make sure that you don't re-define auto-tuned symbols.")
             recorder.depth += 1
             try:

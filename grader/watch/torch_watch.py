@@ -1,8 +1,13 @@
-"""Watch the learner's wrapper: guard its allocations and record any torch op that computes values.
+"""Watch the learner's wrapper: guard its allocations and record any torch op that computes with the data.
 
 A `TorchFunctionMode` sees factory functions (`torch.empty`) as well as tensor methods. Allocations are served
 from guarded, sentinel-filled buffers; value-computing torch calls are recorded with the learner's line, so a
 wrapper that returns `x + y` (or adds a `torch.relu` after the kernel) is named for what it is.
+
+A torch fallback is torch computing *with the data*: the graded inputs (and their views), what a Triton kernel was
+handed (it may have written it: the output), and anything computed from those. Torch building launch metadata
+from shapes and strides — sglang's `torch.arange(B) * stride` offset table, `torch.tensor(seq_lens).cumsum(0)` —
+touches no data and is not recorded. `mark_data` tags a tensor as data; a view of data is data.
 """
 from __future__ import annotations
 
@@ -31,6 +36,35 @@ HARMLESS = {
 }
 
 
+DATA_TAG = "_drill_data"
+
+
+def mark_data(value) -> None:
+    """Tag every tensor in `value` (a tensor, or a list/tuple/dict of them) as the grade's data."""
+    for leaf in _tensors(value):
+        try:
+            setattr(leaf, DATA_TAG, True)
+        except (AttributeError, RuntimeError):  # a tensor subclass that refuses attributes: not tracked
+            pass
+
+
+def is_data(t) -> bool:
+    return getattr(t, DATA_TAG, False) is True
+
+
+def _tensors(value):
+    from torch.utils._pytree import tree_flatten
+
+    leaves, _ = tree_flatten(value)
+    out = []
+    for leaf in leaves:
+        if isinstance(leaf, torch.Tensor):
+            out.append(leaf)
+        elif isinstance(getattr(leaf, "base", None), torch.Tensor):  # a TensorDescriptor's tensor
+            out.append(leaf.base)
+    return out
+
+
 class TorchWatch(TorchFunctionMode):
     def __init__(self, memory: Memory, recorder, learner_file: str, record_ops: bool = True):
         super().__init__()
@@ -49,7 +83,10 @@ class TorchWatch(TorchFunctionMode):
         name = getattr(func, "__name__", str(func))
         if name in EMPTY or name in FILLED:
             return self._alloc(func, name, args, kwargs)
-        result = func(*args, **kwargs)
+        result = learners(func, args, kwargs)
+        with_data = any(is_data(t) for t in _tensors((args, kwargs)))
+        if with_data:  # computed from (or a view of) the data: data too
+            mark_data(result)
         if isinstance(result, torch.Tensor) and result.numel() and result.device.type == self.memory_device():
             # Every tensor the learner's code makes is a place its kernels may legally touch.
             line = learner_line(self.learner_file)
@@ -62,7 +99,7 @@ class TorchWatch(TorchFunctionMode):
             if region is not None:  # `torch.empty(n).to(x.device)` lands on the right device after all
                 region.no_device_line = None
             return result
-        if self.record_ops and name not in HARMLESS:
+        if self.record_ops and name not in HARMLESS and with_data:
             self.ops.append({"op": f"torch.{name}", "line": learner_line(self.learner_file)})
         return result
 
@@ -70,7 +107,9 @@ class TorchWatch(TorchFunctionMode):
         return torch.device(self.memory.device).type
 
     def _alloc(self, func, name, args, kwargs):
-        result = func(*args, **kwargs)
+        if torch.device(kwargs.get("device") or self.memory.device).type == self.memory_device():
+            check_size(func, name, args, kwargs, self.memory.device, learner_line(self.learner_file))
+        result = learners(func, args, kwargs)
         if not isinstance(result, torch.Tensor) or not result.is_contiguous() \
                 or result.device.type != torch.device(self.memory.device).type:
             return result
@@ -85,3 +124,80 @@ class TorchWatch(TorchFunctionMode):
         if name not in EMPTY:  # keep zeros/ones/full semantics; only empty memory gets the sentinel
             guarded.copy_(result)
         return guarded
+
+
+def learners(func, args, kwargs):
+    """Call the torch function the learner's code called: what it raises is the learner's (grader.core.faults), even
+    though this frame is drill's."""
+    try:
+        return func(*args, **kwargs)
+    except Exception as e:
+        try:
+            e.learner_facing = True
+        except AttributeError:
+            pass
+        raise
+
+
+class ImpossibleAllocation(MemoryError):
+    """An allocation larger than the grading device's memory: refused at once, naming the line (a 40 TB
+    torch.empty would otherwise be a CUDA out-of-memory error, or on the CPU an overcommitted buffer that the
+    sentinel fill pages in until the grade times out)."""
+
+    learner_facing = True
+
+
+def check_size(func, name, args, kwargs, device: str, line: int | None) -> None:
+    try:  # the same call on the meta device: the shape and dtype it asks for, no memory
+        meta = func(*args, **{**kwargs, "device": "meta"})
+    except Exception:  # noqa: BLE001 - the real call will say what is wrong with it
+        return
+    if not isinstance(meta, torch.Tensor):
+        return
+    from grader.watch.memory import span_elems
+    nbytes = span_elems(meta.shape, meta.stride()) * meta.element_size()
+    capacity = device_capacity(device)
+    if capacity is None or nbytes <= capacity:
+        return
+    where = f" at line {line}" if line else ""
+    kind = "available on this machine" if torch.device(device).type == "cpu" else "on the GPU in all"
+    raise ImpossibleAllocation(
+        f"torch.{name}{where} asks for {human_bytes(nbytes)} ({' x '.join(map(str, meta.shape)) or 'a scalar'} "
+        f"{str(meta.dtype).replace('torch.', '')}), more than the {human_bytes(capacity)} {kind}: no allocation "
+        f"that large can succeed. Check the size computed there (a product of the wrong dimensions, an element "
+        f"count used as a byte count, a block count where the length belongs)")
+
+
+_CAPACITY: dict = {}
+
+
+def device_capacity(device: str) -> int | None:
+    """Bytes the grading device can hold: CPU, the memory available now (MemAvailable: an allocation beyond it is
+    overcommitted and thrashes as it is filled); CUDA, the GPU's total memory."""
+    kind = torch.device(device).type
+    if kind in _CAPACITY:
+        return _CAPACITY[kind]
+    value = None
+    try:
+        if kind == "cpu":
+            with open("/proc/meminfo", encoding="ascii") as f:
+                for ln in f:
+                    if ln.startswith("MemAvailable:"):
+                        value = int(ln.split()[1]) * 1024
+                        break
+            if value is None:
+                import os
+                value = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        elif kind == "cuda":
+            value = int(torch.cuda.mem_get_info()[1])
+    except (OSError, ValueError, RuntimeError, AttributeError):
+        value = None
+    _CAPACITY[kind] = value
+    return value
+
+
+def human_bytes(n: int) -> str:
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"

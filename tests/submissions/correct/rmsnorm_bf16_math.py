@@ -1,7 +1,9 @@
 # drill: rmsnorm
-# expect: error
-"""No upcast after the load: bfloat16 inputs are squared and summed in bfloat16. The interpreter cannot
-compute bfloat16 math, so the grade stops with a message that says to convert to float32."""
+# expect: pass
+"""No upcast after the load: bfloat16 inputs are squared and summed in bfloat16. A GPU computes that (each op
+rounded to bf16, the sum's partial sums too) and the result stays within bf16's tolerance: correct, if less
+accurate than upcasting. The interpreter used to compute on the raw 16-bit patterns and stopped the grade; it now
+computes bf16 as the GPU does (grader/watch/bf16_cpu.py), so the verdict is the GPU's (issue 17)."""
 import torch
 import triton
 import triton.language as tl
