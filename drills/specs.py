@@ -234,6 +234,7 @@ SPECS += [
         seeds=2,
         family="2d",
         value_category="indexing",
+        contiguous_output=True,  # the drill's point: x.t() is a view; the answer is a new, contiguous (N, M)
     ),
     DrillSpec(
         name="row-sum",

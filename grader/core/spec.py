@@ -116,7 +116,9 @@ class DrillSpec:
     contract: FunctionContract | None = None  # a pure heuristic checked over many inputs, and against the launches
 
     index_category: str | None = None  # what out-of-bounds index arithmetic is called (default: by dimensionality)
-    contiguous_output: bool = True  # the output must be a contiguous tensor, as eager's is (layout is contract)
+    # The output may have any dense, non-overlapping stride order (PyTorch's contract: torch.empty_like keeps its
+    # input's strides); True where the layout is the drill's point (transpose: a contiguous result).
+    contiguous_output: bool = False
     mistakes: tuple = ()            # Mistake(...)s checked, in order, when values are wrong
     input_categories: dict = field(default_factory=dict)  # input name -> what an out-of-bounds access to it means
     mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)

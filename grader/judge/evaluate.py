@@ -6,6 +6,7 @@ import traceback
 import numpy as np
 import torch
 
+from grader.judge.layout import LogicalIndex, dense_non_overlapping
 from grader.watch.launches import block_along
 from grader.watch.memory import Memory, is_sentinel
 
@@ -103,8 +104,12 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     if no_device:
         ev["device_ok"] = False
         ev["no_device"] = {"line": no_device[0].no_device_line or None, "tensor": no_device[0].name}
-    if ev["shape_ok"] and spec.contiguous_output and not out.is_contiguous():
+    # PyTorch's contract: any stride order, dense and non-overlapping (torch.empty_like(q) keeps q's strides);
+    # contiguous only where the drill's point is the layout (spec.contiguous_output).
+    if ev["shape_ok"] and out.numel() and not out.is_contiguous() and (
+            spec.contiguous_output or not dense_non_overlapping(out)):
         ev["layout_ok"] = False
+        ev["layout_rule"] = "contiguous" if spec.contiguous_output else "dense"
         ev["got_strides"], ev["expected_strides"] = list(out.stride()), list(ref.contiguous().stride())
     if not (ev["shape_ok"] and ev["device_ok"] and ev.get("layout_ok", True)):
         return ev
@@ -120,11 +125,11 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     duplicates = 0
     if interpreted and region is not None and region.kind == "alloc" and recorder_launches:
         offset = (out.data_ptr() - region.start) // region.elsize
+        logical = LogicalIndex(out)  # storage offsets -> logical indices (any dense stride order)
         written = torch.zeros(numel, dtype=torch.bool)
         per_program: dict = {}
         for launch, program, elems, atomic in region.stored:
-            idx = elems - offset
-            idx = idx[(idx >= 0) & (idx < numel)]
+            idx = logical(elems - offset)
             written[torch.from_numpy(idx)] = True
             if not atomic:  # atomics may meet on one element by design (split reductions)
                 per_program.setdefault((launch, program), []).append(idx)
@@ -137,17 +142,18 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
         unwritten |= ~written
         masked_here = torch.zeros(numel, dtype=torch.bool)
         for elems in region.masked:
-            idx = elems - offset
-            masked_here[torch.from_numpy(idx[(idx >= 0) & (idx < numel)])] = True
+            masked_here[torch.from_numpy(logical(elems - offset))] = True
         # Unwritten elements a store lane pointed at but the kernel's mask switched off, and ones no lane addressed.
         on_cpu = unwritten.cpu()
         ev["unwritten_masked"] = int((on_cpu & masked_here).sum())
         ev["unwritten_unaddressed"] = int((on_cpu & ~masked_here).sum())
         ev["stores_in_place"] = stores_in_place(out, region, memory, recorder_launches, store_spans or [])
+        ev["stores"] = stores_by_tensor(memory, region, per_program)
         ev["work"] = work_per_program(per_launch, memory, recorder_launches)
         if issued:  # store lanes the biggest launch issued (masked or not): fewer than n elements cannot cover n
             ev["issued_lanes"] = max(issued.values())
     ev["duplicates"] = duplicates
+    ev["input_bytes"] = sum(r.tensor.numel() * r.elsize for r in memory.regions if r.kind == "input")
 
     rtol, atol = spec.tolerance_for(str(expected_dtype).replace("torch.", ""))
     if not ev["dtype_ok"]:
@@ -192,6 +198,28 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
         if bm and bn:
             ev["tiles_2d"] = tile_grid(unwritten.view(out.shape), wrong.view(out.shape), bm, bn)
     return ev
+
+
+def stores_by_tensor(memory: Memory, out_region, out_per_program: dict) -> list[dict]:
+    """Where this call's store lanes went, one row per tensor: its name, shape and dtype, the bytes stored, the
+    distinct elements; for the output also the bytes one program stored again over its own elements (a value stored,
+    loaded back and stored again: a round trip through the output). The bytes proof reads these, so every figure it
+    quotes is what was stored, and where."""
+    rows = []
+    for r in memory.regions:
+        if not r.stored:
+            continue
+        lanes = sum(int(e.size) for _, _, e, _ in r.stored)
+        distinct = int(np.unique(np.concatenate([e for _, _, e, _ in r.stored])).size) if lanes else 0
+        row = {"tensor": r.name, "kind": r.kind, "shape": list(r.tensor.shape),
+               "dtype": str(r.tensor.dtype).replace("torch.", ""), "numel": int(r.tensor.numel()),
+               "elsize": r.elsize, "bytes": lanes * r.elsize, "distinct": distinct, "output": r is out_region}
+        if r is out_region:
+            again = sum(sum(int(i.size) for i in parts) - int(np.unique(np.concatenate(parts)).size)
+                        for parts in out_per_program.values() if parts)
+            row["restored_bytes"] = int(again) * r.elsize
+        rows.append(row)
+    return rows
 
 
 def tile_grid(unwritten: torch.Tensor, wrong: torch.Tensor, bm: int, bn: int) -> dict:

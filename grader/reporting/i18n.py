@@ -187,13 +187,25 @@ DIAGNOSES = {
                 "zh": "在输入所在的设备上分配：torch.empty_like(x)，或 torch.empty(shape, device=x.device, dtype=x.dtype)。"}},
     "shape-layout": {
         "what": {"en": "the output has the right shape {got} but not a contiguous layout (strides {strides}, "
-                       "expected {expected_strides}): a view such as .t() is not a new tensor in this layout",
-                 "zh": "输出形状 {got} 是对的，但内存布局不是连续的（stride {strides}，应为 {expected_strides}）："
-                       ".t() 之类的视图并不是按这个布局存放的新张量"},
+                       "expected {expected_strides}), and this drill's result is a new, contiguous tensor: a view "
+                       "such as .t() is not one",
+                 "zh": "输出形状 {got} 是对的，但内存布局不是连续的（stride {strides}，应为 {expected_strides}），"
+                       "而本题的结果必须是一个新的连续张量：.t() 之类的视图不是"},
         "fix": {"en": "Allocate the output in the result's shape (torch.empty((N, M), ...)) and have the kernel write "
                       "every element at out[row, col] = row * stride_row + col.",
                 "zh": "按结果的形状分配输出（torch.empty((N, M), ...)），由 kernel 按 out[row, col] = row * stride_row + "
                       "col 写每个元素。"}},
+    "shape-layout-dense": {
+        "what": {"en": "the output has the right shape {got}, but its strides {strides} do not give every element one "
+                       "address of its own with no gaps (PyTorch's outputs are dense and non-overlapping, in any stride "
+                       "order): it is a view of a larger buffer, or elements share memory",
+                 "zh": "输出形状 {got} 是对的，但它的 stride {strides} 不能让每个元素各占一个地址、中间没有空隙（PyTorch 的输出"
+                       "是稠密且不重叠的，stride 顺序不限）：它是更大缓冲区的一个视图，或者元素共用了内存"},
+        "fix": {"en": "Allocate the output as its own tensor: torch.empty_like(x) (any stride order is fine) or "
+                      "torch.empty(shape, device=x.device, dtype=x.dtype), and return it, not a slice of a padded "
+                      "buffer or an expand()ed view.",
+                "zh": "把输出分配成独立的张量：torch.empty_like(x)（stride 顺序不限）或 torch.empty(shape, device=x.device, "
+                      "dtype=x.dtype)，直接返回它，而不是带填充缓冲区的切片或 expand() 出来的视图。"}},
     "input-returned": {
         "what": {"en": "you returned input `{name}` itself, after writing the result into it ({count} elements "
                        "changed, first at index {first})",

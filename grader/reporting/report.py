@@ -87,7 +87,9 @@ def explain(v, lang: str) -> tuple[str, str]:
         kw.update(launches=d.get("launches"), expected=d.get("expected"), kernels=", ".join(d.get("kernels", [])))
         if d.get("bytes_moved"):
             key = "fusion-stored" if d.get("stored_only") else "fusion-bytes"
-            kw.update(fusion_report.bytes_kw(d, spec))
+            if d.get("into") is not None and not d.get("stored_only"):  # the stores by tensor are known
+                key = "fusion-bytes-where"
+            kw.update(fusion_report.bytes_kw(d, spec, lang))
     elif cat in ("too-slow", "impossible-time") or d.get("timing"):
         kw.update(fusion_report.timing_kw(d), numel=d.get("numel"), wrong=d.get("wrong"), unwritten=0)
         if d.get("flops") and cat in ("too-slow", "impossible-time"):  # matmul, attention: FLOPs, not bytes
@@ -98,7 +100,7 @@ def explain(v, lang: str) -> tuple[str, str]:
             key = "shape-device"
             kw.update(line=d["no_device"].get("line") or "?", tensor=d["no_device"].get("tensor"))
         elif cat == "shape" and d.get("strides"):
-            key = "shape-layout"
+            key = "shape-layout-dense" if d.get("layout_rule") == "dense" else "shape-layout"
             kw.update(strides=tuple(d["strides"]), expected_strides=tuple(d.get("expected_strides") or ()))
     elif cat == "input-mutated":
         kw.update(**d["inputs"][0])
