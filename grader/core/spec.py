@@ -120,6 +120,9 @@ class DrillSpec:
     # input's strides); True where the layout is the drill's point (transpose: a contiguous result).
     contiguous_output: bool = False
     mistakes: tuple = ()            # Mistake(...)s checked, in order, when values are wrong
+    # names of each tensor's dims, for messages: argument name (or "out") -> ("M", "K"); an out-of-bounds access is
+    # then reported by the dimension it left ("K" of `a`), not by a flat element number
+    dims: dict = field(default_factory=dict)
     input_categories: dict = field(default_factory=dict)  # input name -> what an out-of-bounds access to it means
     mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
     flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)

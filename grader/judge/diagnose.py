@@ -11,6 +11,7 @@ import json
 from collections import Counter
 
 from grader.families import limits
+from grader.watch.access import out_of_range
 
 # Ordered: when one call shows several problems, the earlier category is the cause to fix first.
 CATEGORIES = (
@@ -118,13 +119,47 @@ def tail_overrun(v: dict, launches: list[dict]) -> bool:
     return past_end and v["first_elem"] <= v["numel"] and v.get("last_elem", v["first_elem"]) < v["numel"] + tile
 
 
+def swapped_axis(v: dict) -> dict | None:
+    """A tile axis whose mask stops at the size of one dim of the tensor while its pointer steps by another dim's
+    stride (stride_am passed as stride_ak): the strides and the mask disagree. Interpreter evidence (grader.watch.access)."""
+    info = v.get("access") or {}
+    sizes = info.get("tensor_shape") or []
+    for row in info.get("axes", []):
+        if not row.get("bounded") or row.get("first") != 0 or "last" not in row:
+            continue
+        extent = row["last"] + 1
+        other = [d for d, n in enumerate(sizes) if d != row["dim"] and n == extent and n != row["size"]]
+        if other and extent < row["size"]:
+            return {**row, "other_dim": other[0], "other_size": sizes[other[0]]}
+    return None
+
+
+def mask_axis(v: dict) -> dict | None:
+    """The tile axis whose active lanes run past the end of the dim it walks while the mask does not stop them: no
+    mask= at all, no term for that axis, or a bound one too far (`<=`). Interpreter evidence."""
+    row = out_of_range(v.get("access"))
+    if row is None or row["first"] < 0:
+        return None
+    if v.get("unmasked") or not row.get("bounded") or row["last"] == row["size"]:
+        return row
+    return None
+
+
 def out_of_bounds_category(v: dict, launches: list[dict], rules: dict, values_right: bool = False) -> str:
     """A tail overrun is the mask. An address before the start, with a gap after the end, far away or in no tensor
     comes from the index arithmetic: offsets (1-D) or indexing (2-D), or the drill's own word for that input (bias ->
-    epilogue), unless the values came out right from a tail overrun there: then only its edge mask is missing."""
+    epilogue), unless the values came out right from a tail overrun there: then only its edge mask is missing.
+    Where the access's tile is known per axis (grader.watch.access) that evidence decides first: a mask bounded by
+    one dim's size on an axis that walks another dim is `strides`; an axis that runs past its dim's end with no mask
+    term stopping it is `mask`, however far past the end the lanes land."""
     named = (rules.get("input_categories") or {}).get(v.get("tensor", "").removeprefix("input "))
     if named and not v.get("inside_no_tensor") and not (values_right and tail_overrun(v, launches)):
         return named
+    if not v.get("inside_no_tensor") and out_of_range(v.get("access")) is not None:
+        if swapped_axis(v):
+            return "strides"
+        if mask_axis(v):
+            return "mask"
     if tail_overrun(v, launches):
         return "mask"
     if v.get("inside_no_tensor") and v["side"] == "after" and v["first_elem"] == v["numel"]:
@@ -189,7 +224,13 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
     if ev.get("violations"):
         v = first_violation(ev["violations"])
         values_right = not ev.get("wrong") and not ev.get("unwritten")
-        return out_of_bounds_category(v, launches, rules, values_right), {"violation": v}
+        detail = {"violation": v, "out_shape": ev.get("expected_shape")}
+        if ev.get("mistake") and not v.get("inside_no_tensor"):
+            # The output is exactly what a known mistake computes, its out-of-bounds reads included (they read
+            # other=): that mistake is the cause (swapped strides read past the end of a non-square tensor).
+            return ev["mistake"]["category"], {**detail, "mistake": ev["mistake"], "wrong": ev.get("wrong"),
+                                               "numel": ev.get("numel"), "probe": ev.get("probe")}
+        return out_of_bounds_category(v, launches, rules, values_right), detail
     for g in ev.get("guard_hits", []):  # CUDA: the guard band says how far past the end the writes went
         as_lanes = {"side": "after" if g["after"] else "before", "numel": g["numel"],
                     "first_elem": g["numel"] + (g.get("first_after") or 0),
@@ -261,7 +302,8 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
             return rules["masked_other"][1], {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe"),
                                               "masked_load": suspect, "identity": rules["masked_other"][0]}
         category = ev.get("probe_category") or rules.get("value_category") or "wrong-values"
-        return category, {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe")}
+        return category, {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe"),
+                          "error_ratio": ev.get("error_ratio")}
     if cap is not None and ev.get("duplicates"):  # right values, but some tiles stored more than once
         return "persistent", {"duplicates": ev["duplicates"], "numel": numel, "cap": cap}
     waste = wasted_work(ev, cap)
@@ -319,6 +361,29 @@ def relabel_probes(calls: list[dict]) -> None:
         if c.get("probe") and c["category"] == c.get("probe_category") and c["category"] != plain["category"]:
             c["category"] = plain["category"]
             c["detail"] = dict(c.get("detail") or {}, probe_relabelled=True)
+
+
+def drop_unproven_other(calls: list[dict], rules: dict) -> None:
+    """A masked load whose `other=` is not the reduction's identity is the cause only if the failures depend on masked
+    lanes. When a call whose loads masked nothing off failed on values too (a row length that is a power of two), or
+    the probe made for it (all-negative rows) passed, the `other=` did not matter (a tl.where after the load, say):
+    the calls blamed on it get the drill's plain values category. Grade-wide, like relabel_probes."""
+    masked_other = rules.get("masked_other")
+    if not masked_other:
+        return
+    label = masked_other[1]
+    blamed = [c for c in calls if c.get("category") == label and (c.get("detail") or {}).get("masked_load")]
+    if not blamed:
+        return
+    unmasked_fail = any(c.get("category") and c.get("wrong") and not c.get("masked_loads") and c not in blamed
+                        and not memory_evidence(c.get("detail") or {}) for c in calls)
+    probe_passed = any(c.get("probe_category") == label and c.get("category") is None for c in calls)
+    if not (unmasked_fail or probe_passed):
+        return
+    for c in blamed:
+        detail = {k: v for k, v in (c.get("detail") or {}).items() if k not in ("masked_load", "identity")}
+        c["category"] = rules.get("value_category") or "wrong-values"
+        c["detail"] = {**detail, "other_harmless": True, "error_ratio": c.get("error_ratio")}
 
 
 def blame_probe_layouts(calls: list[dict]) -> None:

@@ -181,7 +181,14 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
                        if isinstance(t, torch.Tensor) and t.numel() == numel},
         }
         diff = (out64 - ref64).abs()
-        diff[unwritten | ~torch.isfinite(diff)] = 0
+        finite = torch.isfinite(diff)
+        # How far outside the tolerance the worst wrong element is: a few times it is the rounding of a lower
+        # precision (a float16 accumulator), not a wrong formula. Infinite when a wrong element is NaN or inf.
+        bound = atol + rtol * ref64.abs()
+        if bool(wrong.any()):
+            ratio = (diff[wrong] / bound[wrong].clamp_min(1e-300))
+            ev["error_ratio"] = float("inf") if not bool(finite[wrong].all()) else round(float(ratio.max()), 2)
+        diff[unwritten | ~finite] = 0
         ev["max_abs_err"] = float(diff.max())
 
     # Tile map: one cell per BLOCK-sized tile of the flat output.
@@ -191,13 +198,38 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     tile_unwritten = torch.nn.functional.pad(unwritten, (0, pad)).view(tiles, block).any(dim=1).cpu()
     tile_wrong = torch.nn.functional.pad(wrong, (0, pad)).view(tiles, block).any(dim=1).cpu()
     status = np.where(tile_unwritten.numpy(), ".", np.where(tile_wrong.numpy(), "x", "o"))
-    ev["tiles"] = {"block": block, "status": "".join(status.tolist())}
+    ev["tiles"] = {"block": block, "status": "".join(status.tolist()), "flat": flat_tiling(out, recorder_launches)}
+    if out.dim() >= 2 and not ev["tiles"]["flat"]:
+        rows = row_programs(out, recorder_launches)
+        if rows:  # one program per row (a row kernel): the map the report shows is one cell per row
+            ev["row_map"] = row_map(unwritten.view(out.shape[0], -1), wrong.view(out.shape[0], -1))
     if out.dim() == 2:  # a tiled 2-D kernel (matmul): also the map of its BLOCK_M x BLOCK_N tiles, for the report
         meta = next((l.get("meta") for l in recorder_launches if l.get("meta")), None) or {}
         bm, bn = block_along(meta, "M"), block_along(meta, "N")
         if bm and bn:
             ev["tiles_2d"] = tile_grid(unwritten.view(out.shape), wrong.view(out.shape), bm, bn)
     return ev
+
+
+def flat_tiling(out, launches: list[dict]) -> bool:
+    """The kernel tiles the flattened output, BLOCK elements per program: a 1-D output, or a 1-D launch of exactly
+    cdiv(numel, BLOCK) programs (Inductor's xindex over a 2-D tensor). Only then is the flat tile map that kernel's."""
+    if out.dim() <= 1:
+        return True
+    numel = out.numel()
+    return any(l.get("block") and len(l.get("grid") or []) == 1 and l.get("programs") == -(-numel // l["block"])
+               for l in launches)
+
+
+def row_programs(out, launches: list[dict]) -> bool:
+    """A launch with one program per row of the output (a row kernel: softmax, rmsnorm)."""
+    return any(l.get("programs") == out.shape[0] and len(l.get("grid") or []) == 1 for l in launches)
+
+
+def row_map(unwritten: torch.Tensor, wrong: torch.Tensor) -> dict:
+    """Status of each row of a 2-D output ('.' some element unwritten, 'x' some wrong, 'o' right)."""
+    status = np.where(unwritten.any(dim=1).cpu().numpy(), ".", np.where(wrong.any(dim=1).cpu().numpy(), "x", "o"))
+    return {"rows": int(unwritten.shape[0]), "cols": int(unwritten.shape[1]), "status": "".join(status.tolist())}
 
 
 def stores_by_tensor(memory: Memory, out_region, out_per_program: dict) -> list[dict]:

@@ -73,7 +73,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
 
     from drills import get_spec
     from grader.families import limits
-    from grader.judge.diagnose import blame_probe_layouts, classify, key_never_changes, relabel_probes
+    from grader.judge.diagnose import (blame_probe_layouts, classify, drop_unproven_other, key_never_changes,
+                                       relabel_probes)
     from grader.judge.evaluate import describe_exception
     from grader.watch.lanes import LaneChecker
     from grader.watch.launches import LaunchRecorder, autotune_evidence, config_label, find_autotuners
@@ -173,6 +174,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
         tuned = tuning_call(runner, configs[0][0], spec, a.seed, interpreted)
         if tuned is not None:
             calls.append(tuned)
+    drop_unproven_other(calls, rules)  # a masked load's other= blamed only where masked lanes matter
     relabel_probes(calls)
     blame_probe_layouts(calls)
     constant_key = key_never_changes(calls, rules)
