@@ -61,6 +61,14 @@ def test_a_logsumexp_side_output_is_allowed_and_named():
     assert extra_bytes(_attention_call(lse)) is None
 
 
+def test_a_logsumexp_rounded_to_the_block_is_still_per_row():
+    # Tri Dao's kernel: lse is (B, H, roundup(S, 128)) float32, at S = 17 larger than 2 values per row
+    out = _store("o", (2, 2, 17, 32), 4352, output=True, elsize=2, distinct=2176)
+    assert side_output(_store("torch.empty at line 131", (2, 2, 128), 2048), out)
+    assert not side_output(_store("scores", (2, 2, 100, 100), 160000), _store("o", (2, 2, 100, 64), 51200,
+                                                                               output=True, elsize=2))
+
+
 def test_the_scores_buffer_is_the_intermediate_and_named_with_what_was_stored():
     scores = _store("torch.empty at line 82", (1, 2, 100, 100), 80000)
     d = extra_bytes(_attention_call(scores))

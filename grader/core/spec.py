@@ -138,6 +138,14 @@ class DrillSpec:
         return self.index_category or ("indexing" if self.two_d else "offsets")
 
     @property
+    def stride_category(self) -> str:
+        """What an index paired with another dim's stride is called: `strides` where the drill names strides (a
+        hole or a probe of that name), else its word for index arithmetic (transpose: indexing)."""
+        if "strides" in self.holes or any(p.category == "strides" for p in self.probes):
+            return "strides"
+        return self.oob_category
+
+    @property
     def slug(self) -> str:
         return self.name.replace("-", "_")
 

@@ -38,16 +38,21 @@ def coverage(launches: list[dict]) -> int | None:
 
 
 SIDE_PER_ROW = 2  # a side output may hold this many values per row of the output (logsumexp; a max and a sum)
+SIDE_ROUND = 128  # ... with the row count rounded up to this (FlashAttention's lse is (B, H, roundup(S, 128)))
 
 
 def side_output(row: dict, out: dict | None) -> bool:
-    """A small per-row side output (a logsumexp, a row's mean and rstd): asymptotically less than the output, at most
-    SIDE_PER_ROW values per row of it and at most a quarter of its elements. The large intermediate a fused kernel
-    must keep in registers ((M, N) before the epilogue, the (S, S) scores, x + y) grows with the output or faster."""
+    """A small per-row side output (a logsumexp, a row's mean and rstd): O(rows), where the large intermediate a
+    fused kernel must keep in registers ((M, N) before the epilogue, the (S, S) scores) is O(rows x columns) or more.
+    At most SIDE_PER_ROW values per row, rows counted up to a multiple of SIDE_ROUND along the row dim (kernels
+    round their per-row buffers to the block). A 1-D output has no rows: nothing beside it is allowed (x + y)."""
     if out is None or row.get("output") or row.get("kind") == "input" or len(out["shape"]) < 2:
         return False
-    rows = out["numel"] // max(out["shape"][-1], 1)
-    return row["numel"] <= SIDE_PER_ROW * rows and 4 * row["numel"] <= out["numel"]
+    *outer, rows_dim, _ = out["shape"]
+    rows = -(-rows_dim // SIDE_ROUND) * SIDE_ROUND
+    for n in outer:
+        rows *= n
+    return row["numel"] <= SIDE_PER_ROW * rows
 
 
 def store_breakdown(ev: dict) -> dict:
@@ -125,12 +130,12 @@ def swapped_axis(v: dict) -> dict | None:
     info = v.get("access") or {}
     sizes = info.get("tensor_shape") or []
     for row in info.get("axes", []):
-        if not row.get("bounded") or row.get("first") != 0 or "last" not in row:
+        if not row.get("bounded") or "last" not in row:
             continue
-        extent = row["last"] + 1
+        extent = row["last"] + 1  # where the mask stops this axis
         other = [d for d, n in enumerate(sizes) if d != row["dim"] and n == extent and n != row["size"]]
-        if other and extent < row["size"]:
-            return {**row, "other_dim": other[0], "other_size": sizes[other[0]]}
+        if other:
+            return {**row, "extent": extent, "other_dim": other[0], "other_size": sizes[other[0]]}
     return None
 
 
@@ -157,7 +162,7 @@ def out_of_bounds_category(v: dict, launches: list[dict], rules: dict, values_ri
         return named
     if not v.get("inside_no_tensor") and out_of_range(v.get("access")) is not None:
         if swapped_axis(v):
-            return "strides"
+            return rules.get("stride_category") or "strides"
         if mask_axis(v):
             return "mask"
     if tail_overrun(v, launches):
@@ -222,7 +227,9 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                          "strides": ev.get("got_strides"), "expected_strides": ev.get("expected_strides"),
                          "layout_rule": ev.get("layout_rule")}
     if ev.get("violations"):
-        v = first_violation(ev["violations"])
+        # An access whose mask and strides come from different dims explains the others (they are its symptoms).
+        v = next((x for x in ev["violations"] if swapped_axis(x) and out_of_range(x.get("access"))), None) or \
+            first_violation(ev["violations"])
         values_right = not ev.get("wrong") and not ev.get("unwritten")
         detail = {"violation": v, "out_shape": ev.get("expected_shape")}
         if ev.get("mistake") and not v.get("inside_no_tensor"):
@@ -263,6 +270,9 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                   "programs": max((l.get("programs") or 0) for l in launches), "block": ev["tiles"]["block"]}
         if cap is not None:  # a capped grid loops over tiles: one tile per program says nothing here
             return "persistent", {**detail, "cap": cap, "loop_misses": True}
+        if rules.get("autotune") is not None and grid_not_from_meta(launches, numel):
+            # an autotuned kernel whose grid ignores the chosen BLOCK (a fixed cdiv(n, 1024)): the tuner's contract
+            return "autotune", {**rules["autotune"], **detail, "problem": "grid-not-from-meta"}
         # Lanes evidence first (interpreter): fewer store lanes issued than elements can never cover them all.
         if issued is not None and issued < numel:
             return "grid", {**detail, "issued": True}
@@ -309,7 +319,9 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
     waste = wasted_work(ev, cap)
     if waste:
         return "grid", waste
-    if ev.get("duplicates"):  # right values, but tiles overlap: programs store each other's elements
+    if ev.get("duplicates") and not ev.get("duplicates_at_edge"):
+        # right values, but tiles overlap: programs store each other's elements. Duplicates only on the last
+        # row / column are edge programs with clamped offsets re-storing the same values: not a fault.
         return "offsets", {"duplicates": ev["duplicates"], "numel": numel, "overlap": True}
     if ev.get("stale"):
         return "stale-output", {"aliased": ev.get("aliased", False)}
@@ -345,7 +357,7 @@ def wasted_work(ev: dict, cap: int | None) -> dict | None:
         return {**detail, "wasted": "idle"}
     tiles = max((l.get("programs") or 0) * (l.get("tile_elems") or l.get("block") or 0)
                 for l in ev.get("launches", [])) if ev.get("launches") else 0
-    if ev.get("duplicates") and tiles >= 2 * max(numel, 1):
+    if ev.get("duplicates") and not ev.get("duplicates_at_edge") and tiles >= 2 * max(numel, 1):
         return {**detail, "wasted": "overlap", "duplicates": ev["duplicates"], "covered": tiles}
     return None
 

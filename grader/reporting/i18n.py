@@ -166,18 +166,18 @@ DIAGNOSES = {
                 "zh": "给第 {line} 行 {kind} 的 mask 加上 {dimname} 这一项：沿 {dimname} 的下标必须 < {dimname}，和已有的项用 "
                       "& 合在一起，并作为 mask= 传入。{loop}"}},
     "strides-swap": {
-        "what": {"en": "the {kind} at line {line} reads {tensor} with index and stride from different dims: tile axis "
+        "what": {"en": "the {kind} at line {line} addresses {tensor} with index and stride from different dims: tile axis "
                        "{axis} is masked to {extent} lanes, the size of {other} (dim {other_dim}), but its pointer steps "
                        "by the stride of {dimname} (dim {dim}, size {size}); {lanes} lanes left the tensor (program "
                        "{program})",
-                 "zh": "第 {line} 行的 {kind} 读 {tensor} 时下标和 stride 来自不同的维度：tile 的第 {axis} 轴按 {other}（第 "
+                 "zh": "第 {line} 行的 {kind} 访问 {tensor} 时下标和 stride 来自不同的维度：tile 的第 {axis} 轴按 {other}（第 "
                        "{other_dim} 维）的大小 mask 成 {extent} 条 lane，它的指针却按 {dimname}（第 {dim} 维，大小 {size}）的 "
                        "stride 前进；{lanes} 条 lane 越出了张量（program {program}）"},
         "fix": {"en": "Pair each index with its own dim's stride: the index that runs over {other} multiplies "
-                      "{tensor}.stride({other_dim}), the one over {dimname} multiplies {tensor}.stride({dim}); pass "
+                      "{ref}.stride({other_dim}), the one over {dimname} multiplies {ref}.stride({dim}); pass "
                       "the strides in the order the kernel's parameters name them.",
-                "zh": "每个下标乘它自己那一维的 stride：沿 {other} 的下标乘 {tensor}.stride({other_dim})，沿 {dimname} 的"
-                      "乘 {tensor}.stride({dim})；按 kernel 参数名的顺序传 stride。"}},
+                "zh": "每个下标乘它自己那一维的 stride：沿 {other} 的下标乘 {ref}.stride({other_dim})，沿 {dimname} 的"
+                      "乘 {ref}.stride({dim})；按 kernel 参数名的顺序传 stride。"}},
     "oob-index": {
         "what": {"en": "{kind} reached {lanes} lanes {where} `{tensor}`{close} (element {first}; it has {numel}), "
                        "program {program}: the index arithmetic, not the mask",

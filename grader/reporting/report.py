@@ -107,7 +107,7 @@ def explain(v, lang: str) -> tuple[str, str]:
         kw.update(**d["inputs"][0])
         if d.get("returned_input"):
             key = "input-returned"
-    elif cat in ("mask", "strides") and d.get("violation") and axis_words(spec, d, cat, lang):
+    elif cat in ("mask", spec.stride_category) and d.get("violation") and axis_words(spec, d, cat, lang):
         key, words = axis_words(spec, d, cat, lang)
         kw.update(words)
     elif cat == "mask" and d.get("violation"):
@@ -237,11 +237,11 @@ def axis_words(spec, d: dict, cat: str, lang: str):
         tensor = f"输出（{tensor}）" if zh else f"the output ({tensor})"
     base = {"kind": f"tl.{viol['kind']}", "line": viol.get("line") or "?", "tensor": tensor,
             "lanes": viol["lanes"], "program": viol["program"]}
-    if cat == "strides":
+    if cat != "mask":
         row = swapped_axis(viol)
         if row is None:
             return None
-        return "strides-swap", {**base, "axis": row["axis"], "extent": row["last"] + 1, "dim": row["dim"],
+        return "strides-swap", {**base, "ref": role or "x", "axis": row["axis"], "extent": row["extent"], "dim": row["dim"],
                                 "dimname": dim_name(spec, role, row["dim"]), "size": row["size"],
                                 "other_dim": row["other_dim"], "other": dim_name(spec, role, row["other_dim"])}
     row = mask_axis(viol)
@@ -257,7 +257,8 @@ def axis_words(spec, d: dict, cat: str, lang: str):
     else:
         has = f"有 mask，但其中没有约束 {name} 的项" if zh else f"has a mask, but no term of it bounds {name}"
     loop = ""
-    if row["first"] > 0:  # the access starts partway along the dim: a loop over it, whose last step is partial
+    out_dims = spec.dims.get("out") or ()
+    if row["first"] > 0 and name not in out_dims and spec.dims:  # a reduced dim (K): walked by a loop
         loop = (f" 在沿 {name} 的循环里要和剩下的长度比较：offs < {name} - start（最后一步不满一块）。" if zh else
                 f" In a loop over {name}, compare with what is left: offs < {name} - start (the last step is partial).")
     return "mask-axis", {**base, "has": has, "dim": row["dim"], "dimname": name, "size": row["size"],

@@ -130,7 +130,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
     info["autotune_configs"] = [config_label(c) for _, c in configs if c is not None]
 
     rules = {"value_category": spec.value_category, "masked_other": spec.masked_other,
-             "index_category": spec.oob_category, "input_categories": spec.input_categories}
+             "index_category": spec.oob_category, "input_categories": spec.input_categories,
+             "stride_category": spec.stride_category}
     if spec.max_programs is not None:
         rules["max_programs"] = spec.max_programs
         if a.device == "cuda" and spec.max_programs_per_sm:
