@@ -135,7 +135,7 @@ SPECS += [
 # -- Beyond pointwise: the Inductor chapter's kernels (2-D indexing, reductions, persistent grid, autotune) --------
 # Sizes keep a CPU grade under ~5 s: the interpreter costs ~0.5 ms per program (more for wide 2-D blocks).
 from grader.core.data import normal  # noqa: E402
-from grader.core.spec import Probe  # noqa: E402
+from grader.core.spec import Mistake, Probe  # noqa: E402
 
 
 def _matrix(size, gen):
@@ -171,6 +171,14 @@ def _row_abs_sum(x):
 def _softmax_ref(x):
     e = (x - x.max(dim=1, keepdim=True).values).exp()
     return e / e.sum(dim=1, keepdim=True)
+
+
+def _softmax_no_max(x, meta=None):
+    """exp(x) / sum(exp(x)) in float32, no row max subtracted: exp overflows above ~88.7 (inf / inf = NaN) and a row
+    far below 0 underflows to 0 / 0 = NaN."""
+    import torch
+    e = x.float().exp()
+    return (e / e.sum(dim=1, keepdim=True)).double()
 
 
 def _softmax_eager(x):
@@ -234,6 +242,8 @@ SPECS += [
         seeds=2,
         family="2d",
         value_category="indexing",
+        dims={"x": ("M", "N"), "out": ("N", "M")},
+        contiguous_output=True,  # the drill's point: x.t() is a view; the answer is a new, contiguous (N, M)
     ),
     DrillSpec(
         name="row-sum",
@@ -251,6 +261,7 @@ SPECS += [
         family="reduction",
         value_category="reduction",
         masked_other=(0.0, "other"),  # masked lanes must add nothing
+        dims={"x": ("M", "N"), "out": ("M",)},
     ),
     DrillSpec(
         name="softmax",
@@ -266,6 +277,8 @@ SPECS += [
         probes=(Probe("all-negative", _rows_all_negative, ((16, 781),), "other"),
                 Probe("x30", _rows_x30, ((16, 781),), "stability")),
         masked_other=(float("-inf"), "other"),
+        mistakes=(Mistake("the row max is not subtracted before exp", "stability", _softmax_no_max),),
+        dims={"x": ("M", "N"), "out": ("M", "N")},
         eager=_softmax_eager,
         byte_model=_softmax_bytes,
         speedup_min=2.0,  # H200: the reference is 5.4x the naive chain at 4096x8192
@@ -288,6 +301,7 @@ SPECS += [
         family="reduction",
         value_category="reduction",
         masked_other=(0.0, "other"),  # masked lanes must add nothing to the sum of squares
+        dims={"x": ("M", "N"), "weight": ("N",), "out": ("M", "N")},
         probes=(Probe("bfloat16", _rms_inputs("bfloat16"), ((13, 781), (8, 1024))),),
         eager=_rmsnorm_eager,
         byte_model=_rmsnorm_bytes,
@@ -411,10 +425,56 @@ def _k_last_step_only(a, b, meta):
     return a[:, last:] @ b[last:, :]
 
 
+def _swapped_strides(t):
+    """t read with its two strides swapped (t.stride(1) along rows, t.stride(0) along columns), as a kernel passed
+    x.stride(1), x.stride(0) reads it: an element whose address falls outside t reads 0 (other=0.0; the
+    interpreter's lane check switches such lanes off)."""
+    import torch
+    (r, c), (s0, s1) = t.shape, t.stride()
+    storage = torch.zeros(t.numel(), dtype=t.dtype, device=t.device)
+    i = torch.arange(r, device=t.device)[:, None]
+    j = torch.arange(c, device=t.device)[None, :]
+    storage[(i * s0 + j * s1).reshape(-1)] = t.reshape(-1)
+    swapped = i * s1 + j * s0
+    inside = swapped < t.numel()
+    return torch.where(inside, storage[swapped.clamp(max=t.numel() - 1)], torch.zeros((), dtype=t.dtype))
+
+
+def _a_strides_swapped(a, b, meta):
+    return None if a.shape[0] == 1 or a.shape[1] == 1 else _swapped_strides(a) @ b
+
+
+def _b_strides_swapped(a, b, meta):
+    return None if b.shape[0] == 1 or b.shape[1] == 1 else a @ _swapped_strides(b)
+
+
+def _k_pointer_stays(which):
+    """One operand's K pointer never advances (no a_ptrs += BLOCK_K * stride_ak): every K step reads its first K
+    block again, masked to that step's k_left."""
+    def ref(a, b, meta):
+        bk, k = block_along(meta, "K"), a.shape[1]
+        if not bk or bk >= k:
+            return None
+        out = 0
+        for start in range(0, k, bk):
+            w = min(bk, k - start)
+            out = out + (a[:, :w] @ b[start:start + w, :] if which == "a" else a[:, start:start + w] @ b[:w, :])
+        return out
+    return ref
+
+
 K_LOOP_MISTAKES = (Mistake("the K loop drops the K tail (K // BLOCK_K steps)", "k-loop", _k_floor),
                    Mistake("each K step overwrites the accumulator (acc = tl.dot(a, b))", "k-loop", _k_last_step_only),
                    Mistake("the K loop runs one step too few", "k-loop", _k_one_step_short),
-                   Mistake("only the first K step is accumulated", "k-loop", _k_first_step_only))
+                   Mistake("only the first K step is accumulated", "k-loop", _k_first_step_only),
+                   Mistake("a's K pointer never advances (no a_ptrs += BLOCK_K * stride_ak in the loop)", "k-loop",
+                           _k_pointer_stays("a")),
+                   Mistake("b's K pointer never advances (no b_ptrs += BLOCK_K * stride_bk in the loop)", "k-loop",
+                           _k_pointer_stays("b")),
+                   Mistake("a's strides swapped (a.stride(1) where stride_am belongs, a.stride(0) for stride_ak)",
+                           "strides", _a_strides_swapped),
+                   Mistake("b's strides swapped (b.stride(1) where stride_bk belongs, b.stride(0) for stride_bn)",
+                           "strides", _b_strides_swapped))
 MATMUL_PROBES = (Probe("b = w.t()", _mm_b_transposed, ((100, 40, 257),), "strides"),
                  Probe("a = w.t()", _mm_a_transposed, ((37, 300, 129),), "strides"))
 MATMUL_TOLERANCE = {"float16": (1e-3, 1e-5)}  # atol x sum|a||b| (error_scale); rtol covers the float16 store
@@ -460,7 +520,8 @@ def _bias_every_k_step(a, b, bias, meta):
     """bias added inside the K loop: once per K step instead of once."""
     bk, k = block_along(meta, "K"), a.shape[1]
     steps = -(-k // bk) if bk else 0
-    return (a @ b + steps * bias).clamp_min(0) if steps > 1 else None
+    # two steps is the same output as "bias added twice" (checked first): named by that, the plainer fact
+    return (a @ b + steps * bias).clamp_min(0) if steps > 2 else None
 
 
 def _bias_across_the_tile(a, b, bias, meta):
@@ -481,6 +542,7 @@ EPILOGUE_MISTAKES = (
     Mistake("bias added per row (indexed by offs_m) instead of per column", "epilogue", _bias_per_row),
     Mistake("bias broadcast down the tile's rows (bias[:, None] instead of bias[None, :])", "epilogue",
             _bias_across_the_tile),
+    Mistake("bias added twice", "epilogue", lambda a, b, bias, meta: (a @ b + 2 * bias).clamp_min(0)),
     Mistake("bias added in every K step (inside the loop) instead of once", "epilogue", _bias_every_k_step),
     Mistake("no relu", "epilogue", lambda a, b, bias, meta: a @ b + bias),
     Mistake("no bias", "epilogue", lambda a, b, bias, meta: (a @ b).clamp_min(0)),
@@ -647,6 +709,8 @@ ATTENTION_MISTAKES = (
     Mistake("the causal mask lets each query see one key ahead", "causal", _causal_shift(1)),
     Mistake("causal=True ignored", "causal",
             lambda q, k, v, meta, causal=False: _attention_ref(q, k, v) if causal else None),
+    Mistake("the causal mask applied on every call (causal=False still masks keys after the query)", "causal",
+            lambda q, k, v, meta, causal=False: None if causal else _attention_ref(q, k, v, causal=True)),
     Mistake("acc not rescaled when the running max grows", "rescale",
             lambda q, k, v, meta, causal=False: _online(q, k, v, causal, meta, False, True)),
     Mistake("l not rescaled when the running max grows", "rescale",
@@ -671,6 +735,7 @@ SPECS += [
         family="tensor-core",
         probes=MATMUL_PROBES,
         mistakes=K_LOOP_MISTAKES,
+        dims={"a": ("M", "K"), "b": ("K", "N"), "out": ("M", "N")},
         eager=_matmul_eager,
         # of cuBLAS (torch.matmul) at 4096^3. H200, 20 runs (benchmarks/tensor_cores.py): the reference 0.76-0.81x
         # (20/20 pass), the same matmul without tensor cores 0.048-0.051x (0/20).
@@ -696,6 +761,7 @@ SPECS += [
         family="tensor-core",
         probes=(Probe("b = w.t()", _mm_bias_inputs(_mm_b_transposed), ((100, 40, 257),), "strides"),),
         mistakes=EPILOGUE_MISTAKES,
+        dims={"a": ("M", "K"), "b": ("K", "N"), "bias": ("N",), "out": ("M", "N")},
         input_categories={"bias": "epilogue"},
         max_launches=1,
         byte_model=_bias_relu_bytes,
@@ -740,6 +806,7 @@ SPECS += [
                 Probe("steep scores, causal", _qkv_steep, ((1, 1, 100, 32),), "causal", kwargs={"causal": True}),
                 Probe("q, k, v = x.transpose(1, 2)", _qkv_bshd, ((2, 2, 17, 32), (1, 2, 100, 64)), "strides")),
         mistakes=ATTENTION_MISTAKES,
+        dims={t: ("B", "H", "S", "D") for t in ("q", "k", "v", "out")},
         max_launches=1,
         byte_model=_attention_bytes,
         bytes_proof=True,

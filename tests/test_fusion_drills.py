@@ -63,7 +63,9 @@ def test_verdict_json_carries_the_bytes_proof(verdicts):
     v = verdicts[ROOT / "solutions" / "fuse.py"]
     data = json.loads(json.dumps(v.to_json(), default=str))
     assert data["launches"] == 1
-    assert data["bytes_moved"] == {"n": 100000, "loaded": 800000, "stored": 400000, "total": 1200000}
+    assert data["bytes_moved"] == {"n": 100000, "loaded": 800000, "stored": 400000, "total": 1200000,
+                                   "output_bytes": 400000, "side": [], "side_bytes": 0, "into_bytes": 0,
+                                   "restored": 0}
     assert data["bytes_model"] == {"n": 100000, "fused": 1200000, "eager": 2000000}
     assert data["timing"] is None  # CPU: no timing
     check = next(c for c in data["checks"] if c["name"].startswith("bytes moved"))
@@ -79,6 +81,9 @@ def test_scratch_round_trip_is_named_by_bytes(verdicts):
     from grader.reporting.report import explain
     what, fix = explain(v, "en")
     assert "800,000" in what and "x + y" in what and "read back" in what
+    # every figure is what was stored or loaded, and where: the scratch by name, the extra loads by size
+    assert "stored into `torch.empty_like at line 23` (100000 float32, 400,000 B)" in what
+    assert "400,000 B loaded beyond reading each input once" in what
     what_zh, _ = explain(v, "zh")
     assert "x + y" in what_zh and "800,000" in what_zh
 

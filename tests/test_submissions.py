@@ -15,6 +15,8 @@ from grader.run import runner
 HERE = Path(__file__).parent / "submissions"
 EXPECT = re.compile(r"^#\s*expect:\s*(\S+)", re.MULTILINE)
 ALSO_OK = re.compile(r"^#\s*also-ok:\s*(.+)$", re.MULTILINE)
+SAYS = re.compile(r"^#\s*says:\s*(.+?)\s*$", re.MULTILINE)
+NOT_SAYS = re.compile(r"^#\s*not-says:\s*(.+?)\s*$", re.MULTILINE)
 
 
 def also_ok(path) -> set:
@@ -49,6 +51,27 @@ def test_submission_gets_its_category(path, expected, verdict_of):
     if expected != "pass":
         assert not v.passed
         assert v.checks and any(not c["passed"] for c in v.checks)
+    # `# says: words` lines: the English report must contain them; `# not-says:` must not (a borrowed fix, a figure
+    # that describes something else).
+    text = path.read_text(encoding="utf-8")
+    report = rendered(v)
+    for words in SAYS.findall(text):
+        assert words in report, f"{path.name}: the report lacks {words!r}:\n{report}"
+    for words in NOT_SAYS.findall(text):
+        assert words not in report, f"{path.name}: the report says {words!r}:\n{report}"
+
+
+def rendered(v) -> str:
+    """The English report as a learner sees it, on one line (rich wraps at the console's width)."""
+    import io
+
+    from rich.console import Console
+
+    from grader.reporting.report import print_verdict
+
+    buf = io.StringIO()
+    print_verdict(v, "en", Console(file=buf, width=10000, color_system=None))
+    return " ".join(buf.getvalue().split())
 
 
 @pytest.mark.slow

@@ -116,8 +116,13 @@ class DrillSpec:
     contract: FunctionContract | None = None  # a pure heuristic checked over many inputs, and against the launches
 
     index_category: str | None = None  # what out-of-bounds index arithmetic is called (default: by dimensionality)
-    contiguous_output: bool = True  # the output must be a contiguous tensor, as eager's is (layout is contract)
+    # The output may have any dense, non-overlapping stride order (PyTorch's contract: torch.empty_like keeps its
+    # input's strides); True where the layout is the drill's point (transpose: a contiguous result).
+    contiguous_output: bool = False
     mistakes: tuple = ()            # Mistake(...)s checked, in order, when values are wrong
+    # names of each tensor's dims, for messages: argument name (or "out") -> ("M", "K"); an out-of-bounds access is
+    # then reported by the dimension it left ("K" of `a`), not by a flat element number
+    dims: dict = field(default_factory=dict)
     input_categories: dict = field(default_factory=dict)  # input name -> what an out-of-bounds access to it means
     mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
     flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
@@ -131,6 +136,14 @@ class DrillSpec:
     @property
     def oob_category(self) -> str:
         return self.index_category or ("indexing" if self.two_d else "offsets")
+
+    @property
+    def stride_category(self) -> str:
+        """What an index paired with another dim's stride is called: `strides` where the drill names strides (a
+        hole or a probe of that name), else its word for index arithmetic (transpose: indexing)."""
+        if "strides" in self.holes or any(p.category == "strides" for p in self.probes):
+            return "strides"
+        return self.oob_category
 
     @property
     def slug(self) -> str:

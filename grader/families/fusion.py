@@ -3,7 +3,7 @@ and the speed gate's result (CUDA). Pure functions over the children's plain dat
 """
 from __future__ import annotations
 
-from grader.judge.diagnose import extra_bytes
+from grader.judge.diagnose import extra_bytes, store_breakdown
 
 
 def bytes_call(calls: list[dict]) -> dict | None:
@@ -21,10 +21,12 @@ def summarize(calls: list[dict]) -> dict:
     if c is None:
         return {"launches": launches, "bytes_moved": None, "bytes_model": None}
     moved = c["bytes"]
-    return {"launches": launches,
-            "bytes_moved": {"n": c["bytes_model"].get("n"), "loaded": moved["loaded"], "stored": moved["stored"],
-                            "total": moved["loaded"] + moved["stored"]},
-            "bytes_model": dict(c["bytes_model"])}
+    summary = {"n": c["bytes_model"].get("n"), "loaded": moved["loaded"], "stored": moved["stored"],
+               "total": moved["loaded"] + moved["stored"]}
+    if c.get("stores") is not None:  # where the stores went: the output, per-row side outputs, other tensors
+        parts = store_breakdown(c)
+        summary.update({k: parts[k] for k in ("output_bytes", "side", "side_bytes", "into_bytes", "restored")})
+    return {"launches": launches, "bytes_moved": summary, "bytes_model": dict(c["bytes_model"])}
 
 
 def apply_timing(v, runs) -> None:
@@ -64,8 +66,14 @@ def annotate(v, calls: list[dict], runs) -> None:
         moved, model = s["bytes_moved"], s["bytes_model"]
         at = f"{len(counted) - len(over)}/{len(counted)} interpreted calls; at n={moved['n']:,}: "
         if model.get("stored") is not None:  # tiled drills: only what is stored is bounded (the output alone)
-            v.checks.append({"name": "stores only the output", "passed": not over,
-                             "detail": at + f"{moved['stored']:,} B stored, the output is {model['stored']:,} B"})
+            if "output_bytes" in moved:
+                stored = f"{moved['output_bytes']:,} B into the output (the output is {model['stored']:,} B)" + (
+                    f", {moved['side_bytes']:,} B into per-row side outputs" if moved.get("side_bytes") else "") + (
+                    f", {moved['into_bytes']:,} B into other tensors" if moved.get("into_bytes") else "") + (
+                    f", {moved['restored']:,} B re-stored by the same program" if moved.get("restored") else "")
+            else:
+                stored = f"{moved['stored']:,} B stored, the output is {model['stored']:,} B"
+            v.checks.append({"name": "stores only the output", "passed": not over, "detail": at + stored})
         else:
             v.checks.append({"name": "bytes moved within the fused model", "passed": not over,
                              "detail": at + f"{moved['total']:,} B moved, fused {model['fused']:,} B, eager "

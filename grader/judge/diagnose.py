@@ -11,6 +11,7 @@ import json
 from collections import Counter
 
 from grader.families import limits
+from grader.watch.access import out_of_range
 
 # Ordered: when one call shows several problems, the earlier category is the cause to fix first.
 CATEGORIES = (
@@ -36,23 +37,69 @@ def coverage(launches: list[dict]) -> int | None:
     return best
 
 
+SIDE_PER_ROW = 2  # a side output may hold this many values per row of the output (logsumexp; a max and a sum)
+SIDE_ROUND = 128  # ... with the row count rounded up to this (FlashAttention's lse is (B, H, roundup(S, 128)))
+
+
+def side_output(row: dict, out: dict | None) -> bool:
+    """A small per-row side output (a logsumexp, a row's mean and rstd): O(rows), where the large intermediate a
+    fused kernel must keep in registers ((M, N) before the epilogue, the (S, S) scores) is O(rows x columns) or more.
+    At most SIDE_PER_ROW values per row, rows counted up to a multiple of SIDE_ROUND along the row dim (kernels
+    round their per-row buffers to the block). A 1-D output has no rows: nothing beside it is allowed (x + y)."""
+    if out is None or row.get("output") or row.get("kind") == "input" or len(out["shape"]) < 2:
+        return False
+    *outer, rows_dim, _ = out["shape"]
+    rows = -(-rows_dim // SIDE_ROUND) * SIDE_ROUND
+    for n in outer:
+        rows *= n
+    return row["numel"] <= SIDE_PER_ROW * rows
+
+
+def store_breakdown(ev: dict) -> dict:
+    """The call's stores split by where they went: the output's distinct elements, bytes one program stored again
+    over its own output elements (a round trip through the output), per-row side outputs (allowed), and every other
+    tensor stored into (named, with its shape)."""
+    stores = ev.get("stores") or []
+    out = next((r for r in stores if r.get("output")), None)
+    side = [r for r in stores if side_output(r, out)]
+    into = [r for r in stores if not r.get("output") and r.get("kind") != "input" and r not in side]
+    brief = lambda r: {k: r.get(k) for k in ("tensor", "shape", "dtype", "bytes")}  # noqa: E731
+    return {"output_bytes": out["distinct"] * out["elsize"] if out else 0,
+            "restored": (out or {}).get("restored_bytes", 0),
+            "side": [brief(r) for r in side], "into": [brief(r) for r in into],
+            "side_bytes": sum(r["bytes"] for r in side), "into_bytes": sum(r["bytes"] for r in into)}
+
+
 def extra_bytes(ev: dict) -> dict | None:
     """Interpreter byte count above the drill's fused model -> the numbers; None when within it (or unknown).
 
-    The count is exact (active lanes x element size; masked-off lanes move nothing), so no slack: any byte above
-    the model is a value that went to memory and came back, or an input read twice.
+    The count is exact (active lanes x element size; masked-off lanes move nothing). With the call's stores by tensor
+    (evaluate.stores_by_tensor) the proof is asymptotic, as a fused kernel is defined: what must not go to memory is
+    the large intermediate; small per-row side outputs (a logsumexp) are allowed and named, and an output element
+    re-stored by another program (edge tiles writing the same values) is the output, not an intermediate.
     """
     model, moved = ev.get("bytes_model"), ev.get("bytes")
     if not model or not moved:
         return None
     total = int(moved["loaded"]) + int(moved["stored"])
     detail = {"bytes_moved": total, "loaded": moved["loaded"], "stored": moved["stored"], "bytes_model": model}
+    parts = store_breakdown(ev) if ev.get("stores") is not None else None
+    if parts is not None:
+        detail.update(parts)
     # Tiled kernels re-read their inputs by design (a matmul reads A once per column of tiles): for them the model
     # bounds only what is stored, which is the output alone when nothing round-trips through memory.
-    if model.get("stored") is not None and int(moved["stored"]) > model["stored"]:
-        return {**detail, "extra": int(moved["stored"]) - model["stored"], "stored_only": True}
-    if model.get("fused") is not None and total > model["fused"]:
-        return {**detail, "extra": total - model["fused"]}
+    if model.get("stored") is not None:
+        if parts is None:
+            extra = int(moved["stored"]) - model["stored"]
+        else:
+            extra = parts["into_bytes"] + parts["restored"]
+        return {**detail, "extra": extra, "stored_only": True} if extra > 0 else None
+    if model.get("fused") is not None:
+        allowed = model["fused"] + (parts["side_bytes"] if parts else 0)
+        if total > allowed:
+            if parts is not None and ev.get("input_bytes") is not None:
+                detail["reloaded"] = max(0, int(moved["loaded"]) - int(ev["input_bytes"]))
+            return {**detail, "extra": total - model["fused"]}
     return None
 
 
@@ -77,13 +124,47 @@ def tail_overrun(v: dict, launches: list[dict]) -> bool:
     return past_end and v["first_elem"] <= v["numel"] and v.get("last_elem", v["first_elem"]) < v["numel"] + tile
 
 
+def swapped_axis(v: dict) -> dict | None:
+    """A tile axis whose mask stops at the size of one dim of the tensor while its pointer steps by another dim's
+    stride (stride_am passed as stride_ak): the strides and the mask disagree. Interpreter evidence (grader.watch.access)."""
+    info = v.get("access") or {}
+    sizes = info.get("tensor_shape") or []
+    for row in info.get("axes", []):
+        if not row.get("bounded") or "last" not in row:
+            continue
+        extent = row["last"] + 1  # where the mask stops this axis
+        other = [d for d, n in enumerate(sizes) if d != row["dim"] and n == extent and n != row["size"]]
+        if other:
+            return {**row, "extent": extent, "other_dim": other[0], "other_size": sizes[other[0]]}
+    return None
+
+
+def mask_axis(v: dict) -> dict | None:
+    """The tile axis whose active lanes run past the end of the dim it walks while the mask does not stop them: no
+    mask= at all, no term for that axis, or a bound one too far (`<=`). Interpreter evidence."""
+    row = out_of_range(v.get("access"))
+    if row is None or row["first"] < 0:
+        return None
+    if v.get("unmasked") or not row.get("bounded") or row["last"] == row["size"]:
+        return row
+    return None
+
+
 def out_of_bounds_category(v: dict, launches: list[dict], rules: dict, values_right: bool = False) -> str:
     """A tail overrun is the mask. An address before the start, with a gap after the end, far away or in no tensor
     comes from the index arithmetic: offsets (1-D) or indexing (2-D), or the drill's own word for that input (bias ->
-    epilogue), unless the values came out right from a tail overrun there: then only its edge mask is missing."""
+    epilogue), unless the values came out right from a tail overrun there: then only its edge mask is missing.
+    Where the access's tile is known per axis (grader.watch.access) that evidence decides first: a mask bounded by
+    one dim's size on an axis that walks another dim is `strides`; an axis that runs past its dim's end with no mask
+    term stopping it is `mask`, however far past the end the lanes land."""
     named = (rules.get("input_categories") or {}).get(v.get("tensor", "").removeprefix("input "))
     if named and not v.get("inside_no_tensor") and not (values_right and tail_overrun(v, launches)):
         return named
+    if not v.get("inside_no_tensor") and out_of_range(v.get("access")) is not None:
+        if swapped_axis(v):
+            return rules.get("stride_category") or "strides"
+        if mask_axis(v):
+            return "mask"
     if tail_overrun(v, launches):
         return "mask"
     if v.get("inside_no_tensor") and v["side"] == "after" and v["first_elem"] == v["numel"]:
@@ -143,11 +224,20 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
     if not ev.get("shape_ok", True) or not ev.get("device_ok", True) or not ev.get("layout_ok", True):
         return "shape", {"expected": ev.get("expected_shape"), "got": ev.get("got_shape"),
                          "device": ev.get("got_device"), "no_device": ev.get("no_device"),
-                         "strides": ev.get("got_strides"), "expected_strides": ev.get("expected_strides")}
+                         "strides": ev.get("got_strides"), "expected_strides": ev.get("expected_strides"),
+                         "layout_rule": ev.get("layout_rule")}
     if ev.get("violations"):
-        v = first_violation(ev["violations"])
+        # An access whose mask and strides come from different dims explains the others (they are its symptoms).
+        v = next((x for x in ev["violations"] if swapped_axis(x) and out_of_range(x.get("access"))), None) or \
+            first_violation(ev["violations"])
         values_right = not ev.get("wrong") and not ev.get("unwritten")
-        return out_of_bounds_category(v, launches, rules, values_right), {"violation": v}
+        detail = {"violation": v, "out_shape": ev.get("expected_shape")}
+        if ev.get("mistake") and not v.get("inside_no_tensor"):
+            # The output is exactly what a known mistake computes, its out-of-bounds reads included (they read
+            # other=): that mistake is the cause (swapped strides read past the end of a non-square tensor).
+            return ev["mistake"]["category"], {**detail, "mistake": ev["mistake"], "wrong": ev.get("wrong"),
+                                               "numel": ev.get("numel"), "probe": ev.get("probe")}
+        return out_of_bounds_category(v, launches, rules, values_right), detail
     for g in ev.get("guard_hits", []):  # CUDA: the guard band says how far past the end the writes went
         as_lanes = {"side": "after" if g["after"] else "before", "numel": g["numel"],
                     "first_elem": g["numel"] + (g.get("first_after") or 0),
@@ -180,6 +270,9 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                   "programs": max((l.get("programs") or 0) for l in launches), "block": ev["tiles"]["block"]}
         if cap is not None:  # a capped grid loops over tiles: one tile per program says nothing here
             return "persistent", {**detail, "cap": cap, "loop_misses": True}
+        if rules.get("autotune") is not None and grid_not_from_meta(launches, numel):
+            # an autotuned kernel whose grid ignores the chosen BLOCK (a fixed cdiv(n, 1024)): the tuner's contract
+            return "autotune", {**rules["autotune"], **detail, "problem": "grid-not-from-meta"}
         # Lanes evidence first (interpreter): fewer store lanes issued than elements can never cover them all.
         if issued is not None and issued < numel:
             return "grid", {**detail, "issued": True}
@@ -219,13 +312,16 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
             return rules["masked_other"][1], {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe"),
                                               "masked_load": suspect, "identity": rules["masked_other"][0]}
         category = ev.get("probe_category") or rules.get("value_category") or "wrong-values"
-        return category, {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe")}
+        return category, {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe"),
+                          "error_ratio": ev.get("error_ratio")}
     if cap is not None and ev.get("duplicates"):  # right values, but some tiles stored more than once
         return "persistent", {"duplicates": ev["duplicates"], "numel": numel, "cap": cap}
     waste = wasted_work(ev, cap)
     if waste:
         return "grid", waste
-    if ev.get("duplicates"):  # right values, but tiles overlap: programs store each other's elements
+    if ev.get("duplicates") and not ev.get("duplicates_at_edge"):
+        # right values, but tiles overlap: programs store each other's elements. Duplicates only on the last
+        # row / column are edge programs with clamped offsets re-storing the same values: not a fault.
         return "offsets", {"duplicates": ev["duplicates"], "numel": numel, "overlap": True}
     if ev.get("stale"):
         return "stale-output", {"aliased": ev.get("aliased", False)}
@@ -261,7 +357,7 @@ def wasted_work(ev: dict, cap: int | None) -> dict | None:
         return {**detail, "wasted": "idle"}
     tiles = max((l.get("programs") or 0) * (l.get("tile_elems") or l.get("block") or 0)
                 for l in ev.get("launches", [])) if ev.get("launches") else 0
-    if ev.get("duplicates") and tiles >= 2 * max(numel, 1):
+    if ev.get("duplicates") and not ev.get("duplicates_at_edge") and tiles >= 2 * max(numel, 1):
         return {**detail, "wasted": "overlap", "duplicates": ev["duplicates"], "covered": tiles}
     return None
 
@@ -277,6 +373,29 @@ def relabel_probes(calls: list[dict]) -> None:
         if c.get("probe") and c["category"] == c.get("probe_category") and c["category"] != plain["category"]:
             c["category"] = plain["category"]
             c["detail"] = dict(c.get("detail") or {}, probe_relabelled=True)
+
+
+def drop_unproven_other(calls: list[dict], rules: dict) -> None:
+    """A masked load whose `other=` is not the reduction's identity is the cause only if the failures depend on masked
+    lanes. When a call whose loads masked nothing off failed on values too (a row length that is a power of two), or
+    the probe made for it (all-negative rows) passed, the `other=` did not matter (a tl.where after the load, say):
+    the calls blamed on it get the drill's plain values category. Grade-wide, like relabel_probes."""
+    masked_other = rules.get("masked_other")
+    if not masked_other:
+        return
+    label = masked_other[1]
+    blamed = [c for c in calls if c.get("category") == label and (c.get("detail") or {}).get("masked_load")]
+    if not blamed:
+        return
+    unmasked_fail = any(c.get("category") and c.get("wrong") and not c.get("masked_loads") and c not in blamed
+                        and not memory_evidence(c.get("detail") or {}) for c in calls)
+    probe_passed = any(c.get("probe_category") == label and c.get("category") is None for c in calls)
+    if not (unmasked_fail or probe_passed):
+        return
+    for c in blamed:
+        detail = {k: v for k, v in (c.get("detail") or {}).items() if k not in ("masked_load", "identity")}
+        c["category"] = rules.get("value_category") or "wrong-values"
+        c["detail"] = {**detail, "other_harmless": True, "error_ratio": c.get("error_ratio")}
 
 
 def blame_probe_layouts(calls: list[dict]) -> None:

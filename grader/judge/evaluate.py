@@ -6,6 +6,7 @@ import traceback
 import numpy as np
 import torch
 
+from grader.judge.layout import LogicalIndex, dense_non_overlapping
 from grader.watch.launches import block_along
 from grader.watch.memory import Memory, is_sentinel
 
@@ -103,8 +104,12 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     if no_device:
         ev["device_ok"] = False
         ev["no_device"] = {"line": no_device[0].no_device_line or None, "tensor": no_device[0].name}
-    if ev["shape_ok"] and spec.contiguous_output and not out.is_contiguous():
+    # PyTorch's contract: any stride order, dense and non-overlapping (torch.empty_like(q) keeps q's strides);
+    # contiguous only where the drill's point is the layout (spec.contiguous_output).
+    if ev["shape_ok"] and out.numel() and not out.is_contiguous() and (
+            spec.contiguous_output or not dense_non_overlapping(out)):
         ev["layout_ok"] = False
+        ev["layout_rule"] = "contiguous" if spec.contiguous_output else "dense"
         ev["got_strides"], ev["expected_strides"] = list(out.stride()), list(ref.contiguous().stride())
     if not (ev["shape_ok"] and ev["device_ok"] and ev.get("layout_ok", True)):
         return ev
@@ -118,13 +123,14 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     if region is not None and region.sentinel_filled:
         unwritten |= is_sentinel(flat)
     duplicates = 0
+    dup_at: list = []
     if interpreted and region is not None and region.kind == "alloc" and recorder_launches:
         offset = (out.data_ptr() - region.start) // region.elsize
+        logical = LogicalIndex(out)  # storage offsets -> logical indices (any dense stride order)
         written = torch.zeros(numel, dtype=torch.bool)
         per_program: dict = {}
         for launch, program, elems, atomic in region.stored:
-            idx = elems - offset
-            idx = idx[(idx >= 0) & (idx < numel)]
+            idx = logical(elems - offset)
             written[torch.from_numpy(idx)] = True
             if not atomic:  # atomics may meet on one element by design (split reductions)
                 per_program.setdefault((launch, program), []).append(idx)
@@ -133,21 +139,29 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
             per_launch.setdefault(launch, []).append(np.unique(np.concatenate(parts)))
         for parts in per_launch.values():
             allidx = np.concatenate(parts)
-            duplicates += int(allidx.size - np.count_nonzero(np.bincount(allidx)))  # bincount: O(n), no sort
+            counts = np.bincount(allidx)  # O(n), no sort
+            duplicates += int(allidx.size - np.count_nonzero(counts))
+            if duplicates:
+                dup_at.append(np.flatnonzero(counts > 1))
         unwritten |= ~written
         masked_here = torch.zeros(numel, dtype=torch.bool)
         for elems in region.masked:
-            idx = elems - offset
-            masked_here[torch.from_numpy(idx[(idx >= 0) & (idx < numel)])] = True
+            masked_here[torch.from_numpy(logical(elems - offset))] = True
         # Unwritten elements a store lane pointed at but the kernel's mask switched off, and ones no lane addressed.
         on_cpu = unwritten.cpu()
         ev["unwritten_masked"] = int((on_cpu & masked_here).sum())
         ev["unwritten_unaddressed"] = int((on_cpu & ~masked_here).sum())
         ev["stores_in_place"] = stores_in_place(out, region, memory, recorder_launches, store_spans or [])
+        ev["stores"] = stores_by_tensor(memory, region, per_program)
         ev["work"] = work_per_program(per_launch, memory, recorder_launches)
         if issued:  # store lanes the biggest launch issued (masked or not): fewer than n elements cannot cover n
             ev["issued_lanes"] = max(issued.values())
     ev["duplicates"] = duplicates
+    if duplicates:
+        meta = next((l.get("meta") for l in recorder_launches if l.get("meta")), None) or {}
+        bands = (block_along(meta, "M") or 1, block_along(meta, "N") or 1) if out.dim() == 2 else (1,) * out.dim()
+        ev["duplicates_at_edge"] = on_edge(np.concatenate(dup_at), tuple(out.shape), bands)
+    ev["input_bytes"] = sum(r.tensor.numel() * r.elsize for r in memory.regions if r.kind == "input")
 
     rtol, atol = spec.tolerance_for(str(expected_dtype).replace("torch.", ""))
     if not ev["dtype_ok"]:
@@ -175,7 +189,14 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
                        if isinstance(t, torch.Tensor) and t.numel() == numel},
         }
         diff = (out64 - ref64).abs()
-        diff[unwritten | ~torch.isfinite(diff)] = 0
+        finite = torch.isfinite(diff)
+        # How far outside the tolerance the worst wrong element is: a few times it is the rounding of a lower
+        # precision (a float16 accumulator), not a wrong formula. Infinite when a wrong element is NaN or inf.
+        bound = atol + rtol * ref64.abs()
+        if bool(wrong.any()):
+            ratio = (diff[wrong] / bound[wrong].clamp_min(1e-300))
+            ev["error_ratio"] = float("inf") if not bool(finite[wrong].all()) else round(float(ratio.max()), 2)
+        diff[unwritten | ~finite] = 0
         ev["max_abs_err"] = float(diff.max())
 
     # Tile map: one cell per BLOCK-sized tile of the flat output.
@@ -185,13 +206,75 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     tile_unwritten = torch.nn.functional.pad(unwritten, (0, pad)).view(tiles, block).any(dim=1).cpu()
     tile_wrong = torch.nn.functional.pad(wrong, (0, pad)).view(tiles, block).any(dim=1).cpu()
     status = np.where(tile_unwritten.numpy(), ".", np.where(tile_wrong.numpy(), "x", "o"))
-    ev["tiles"] = {"block": block, "status": "".join(status.tolist())}
+    ev["tiles"] = {"block": block, "status": "".join(status.tolist()), "flat": flat_tiling(out, recorder_launches)}
+    if out.dim() >= 2 and not ev["tiles"]["flat"]:
+        rows = row_programs(out, recorder_launches)
+        if rows:  # one program per row (a row kernel): the map the report shows is one cell per row
+            ev["row_map"] = row_map(unwritten.view(out.shape[0], -1), wrong.view(out.shape[0], -1))
     if out.dim() == 2:  # a tiled 2-D kernel (matmul): also the map of its BLOCK_M x BLOCK_N tiles, for the report
         meta = next((l.get("meta") for l in recorder_launches if l.get("meta")), None) or {}
         bm, bn = block_along(meta, "M"), block_along(meta, "N")
         if bm and bn:
             ev["tiles_2d"] = tile_grid(unwritten.view(out.shape), wrong.view(out.shape), bm, bn)
     return ev
+
+
+def on_edge(flat: np.ndarray, shape: tuple, bands: tuple) -> bool:
+    """Every one of these logical indices lies in the last tile along some dim (`bands`: the tile's width per dim,
+    1 where unknown): where edge programs with clamped offsets (tl.minimum(offs, M - 1)) or a last tile shifted back
+    inside the tensor store elements another program stored too, the same values, which is harmless on a GPU."""
+    if not flat.size or not shape:
+        return False
+    idx = np.unravel_index(flat, shape)
+    edge = np.zeros(flat.shape, dtype=bool)
+    for d, n in enumerate(shape):
+        edge |= idx[d] >= n - max(1, bands[d] if d < len(bands) else 1)
+    return bool(edge.all())
+
+
+def flat_tiling(out, launches: list[dict]) -> bool:
+    """The kernel tiles the flattened output, BLOCK elements per program: a 1-D output, or a 1-D launch of exactly
+    cdiv(numel, BLOCK) programs (Inductor's xindex over a 2-D tensor). Only then is the flat tile map that kernel's."""
+    if out.dim() <= 1:
+        return True
+    numel = out.numel()
+    return any(l.get("block") and len(l.get("grid") or []) == 1 and l.get("programs") == -(-numel // l["block"])
+               for l in launches)
+
+
+def row_programs(out, launches: list[dict]) -> bool:
+    """A launch with one program per row of the output (a row kernel: softmax, rmsnorm)."""
+    return any(l.get("programs") == out.shape[0] and len(l.get("grid") or []) == 1 for l in launches)
+
+
+def row_map(unwritten: torch.Tensor, wrong: torch.Tensor) -> dict:
+    """Status of each row of a 2-D output ('.' some element unwritten, 'x' some wrong, 'o' right)."""
+    status = np.where(unwritten.any(dim=1).cpu().numpy(), ".", np.where(wrong.any(dim=1).cpu().numpy(), "x", "o"))
+    return {"rows": int(unwritten.shape[0]), "cols": int(unwritten.shape[1]), "status": "".join(status.tolist())}
+
+
+def stores_by_tensor(memory: Memory, out_region, out_per_program: dict) -> list[dict]:
+    """Where this call's store lanes went, one row per tensor: its name, shape and dtype, the bytes stored, the
+    distinct elements; for the output also the bytes one program stored again over its own elements (a value stored,
+    loaded back and stored again: a round trip through the output). The bytes proof reads these, so every figure it
+    quotes is what was stored, and where."""
+    rows = []
+    for r in memory.regions:
+        if not r.stored:
+            continue
+        lanes = sum(int(e.size) for _, _, e, _ in r.stored)
+        distinct = int(np.unique(np.concatenate([e for _, _, e, _ in r.stored])).size) if lanes else 0
+        row = {"tensor": r.name, "kind": r.kind, "shape": list(r.tensor.shape),
+               "dtype": str(r.tensor.dtype).replace("torch.", ""), "numel": int(r.tensor.numel()),
+               "elsize": r.elsize, "bytes": lanes * r.elsize, "distinct": distinct, "output": r is out_region}
+        if r is out_region:
+            # across separate stores of one program (lanes of one store landing on one element, as clamped
+            # offsets make them, are one write of one value)
+            again = sum(sum(int(np.unique(i).size) for i in parts) - int(np.unique(np.concatenate(parts)).size)
+                        for parts in out_per_program.values() if parts)
+            row["restored_bytes"] = int(again) * r.elsize
+        rows.append(row)
+    return rows
 
 
 def tile_grid(unwritten: torch.Tensor, wrong: torch.Tensor, bm: int, bn: int) -> dict:

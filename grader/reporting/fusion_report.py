@@ -15,7 +15,38 @@ def _formula(nbytes: int, n: int) -> str:
     return f"{nbytes:,} B"
 
 
-def bytes_kw(d: dict, spec) -> dict:
+def _tensor(r: dict) -> str:
+    shape = "x".join(str(n) for n in r.get("shape") or []) or "scalar"
+    return f"`{r['tensor']}` ({shape} {r.get('dtype')}, {r['bytes']:,} B)"
+
+
+def where_extra(d: dict, lang: str) -> str:
+    """What the extra bytes of a call were, from its stores by tensor: each figure is what was stored, and where."""
+    zh = lang == "zh"
+    parts = []
+    if d.get("into"):
+        names = ", ".join(_tensor(r) for r in d["into"])
+        parts.append(f"store 到了 {names}" if zh else f"stored into {names}")
+    if d.get("restored"):
+        parts.append(f"同一个 program 把输出里自己的元素又 store 了一遍，共 {d['restored']:,} B（store、读回、再 store）" if zh
+                     else f"{d['restored']:,} B stored again over output elements the same program had already "
+                          f"stored (stored, loaded back, stored again)")
+    if d.get("reloaded"):
+        parts.append(f"比每个输入各读一次多读了 {d['reloaded']:,} B" if zh
+                     else f"{d['reloaded']:,} B loaded beyond reading each input once")
+    return ("；" if zh else "; ").join(parts)
+
+
+def side_outputs(d: dict, lang: str) -> str:
+    """The per-row side outputs a call stored (allowed), named, or ""."""
+    if not d.get("side"):
+        return ""
+    names = ", ".join(_tensor(r) for r in d["side"])
+    return (f"另外还有每行一个值的附带输出 {names}（允许：它比输出小一个数量级）" if lang == "zh"
+            else f" plus the per-row side output {names} (allowed: it is a row's statistic, not the intermediate)")
+
+
+def bytes_kw(d: dict, spec, lang: str = "en") -> dict:
     """Format arguments for the bytes messages from {bytes_moved, bytes_model} (ints or the verdict's dicts)."""
     model = d.get("bytes_model") or {}
     moved = d.get("bytes_moved")
@@ -27,7 +58,9 @@ def bytes_kw(d: dict, spec) -> dict:
             "extra_stored": f"{(stored or 0) - (model.get('stored') or 0):,}",
             "fused_formula": _formula(fused, n), "eager_formula": _formula(eager, n),
             "extra": f"{(total or 0) - fused:,}", "saved": f"{eager - fused:,}",
-            "intermediate": spec.intermediate or "the intermediate"}
+            "intermediate": spec.intermediate or "the intermediate",
+            "where": where_extra(d, lang), "side": side_outputs(d, lang),
+            "output_stored": f"{d.get('output_bytes') or 0:,}"}
 
 
 def timing_kw(d: dict) -> dict:
@@ -46,7 +79,7 @@ def render_parts(v, spec, lang: str) -> list:
     parts = []
     if v.bytes_moved and v.bytes_model and (v.passed or v.diagnosis in ("too-slow", "impossible-time")):
         proof = "stored_proof" if v.bytes_model.get("stored") is not None else "bytes_proof"
-        parts.append(Text("  " + t(proof, lang, **bytes_kw(v.__dict__, spec))))
+        parts.append(Text("  " + t(proof, lang, **bytes_kw({**v.__dict__, **(v.bytes_moved or {})}, spec, lang))))
     if spec.speedup_min is not None and spec.bytes_proof and v.device == "cpu" and v.passed:
         parts.append(Text("  " + t("bytes_stand_in", lang), style="italic"))
     timing = v.timing or {}

@@ -17,11 +17,20 @@ DIAGNOSES = {
                       "even inside one kernel.",
                 "zh": "让 {intermediate} 留在寄存器里：在同一个 program 里算出来就直接用，只 store 最终结果。"
                       "先 store 再 load 同一地址就是一次经过 HBM 的往返，哪怕在同一个 kernel 里。"}},
+    "fusion-bytes-where": {
+        "what": {"en": "one launch, but each call moved {moved} bytes at n={n}: a fused kernel moves {fused} "
+                       "({fused_formula}), eager {eager} ({eager_formula}). The extra {extra} bytes: {where}. That is the "
+                       "round trip eager makes with {intermediate} (written to memory and read back); a fused kernel "
+                       "keeps it in registers",
+                 "zh": "只启动了一个 kernel，但 n={n} 时每次调用搬运了 {moved} 字节：融合 kernel 只需 {fused}"
+                       "（{fused_formula}），eager 是 {eager}（{eager_formula}）。多出的 {extra} 字节：{where}。这正是 eager 对 "
+                       "{intermediate} 做的往返（写回显存再读回来）；融合 kernel 会把它留在寄存器里"}},
     "fusion-stored": {
-        "what": {"en": "one launch, but each call stored {stored} bytes at n={n} where the output is {output}: "
-                       "the extra {extra_stored} bytes are {intermediate} written to memory",
-                 "zh": "只启动了一个 kernel，但 n={n} 时每次调用 store 了 {stored} 字节，而输出只有 {output} 字节："
-                       "多出的 {extra_stored} 字节是写到显存里的 {intermediate}"},
+        "what": {"en": "one launch, but besides the output ({output_stored} B) each call at n={n} {where}: a buffer "
+                       "that grows with the problem went to memory, where a fused kernel keeps {intermediate} in "
+                       "registers",
+                 "zh": "只启动了一个 kernel，但 n={n} 时每次调用除了输出（{output_stored} B）之外还{where}：一个随问题规模"
+                       "增长的缓冲区写到了显存里，而融合 kernel 会把 {intermediate} 留在寄存器里"},
         "fix": {"en": "Keep {intermediate} in registers (the accumulator tile): apply the rest to it in the same "
                       "program and store only the final output tile.",
                 "zh": "让 {intermediate} 留在寄存器里（累加器 tile）：在同一个 program 里接着算完，只 store 最终的输出 tile。"}},
@@ -75,10 +84,9 @@ M = {
         "zh": "字节证明（解释器，n={n}）：实际搬运 {moved} B；融合模型 {fused} B（{fused_formula}），eager {eager} B"
               "（{eager_formula}）。融合省下的是 {intermediate} 写回 HBM 再读回来的往返：{saved} B。"},
     "stored_proof": {
-        "en": "stores proof (interpreter, n={n}): each call stored {stored} B, the output alone ({output} B): "
-              "{intermediate} never went to memory.",
-        "zh": "存储证明（解释器，n={n}）：每次调用只 store 了 {stored} B，正好是输出本身（{output} B）："
-              "{intermediate} 从没写到显存。"},
+        "en": "stores proof (interpreter, n={n}): each call stored the output ({output} B){side}: {intermediate} "
+              "never went to memory.",
+        "zh": "存储证明（解释器，n={n}）：每次调用只 store 了输出本身（{output} B）{side}：{intermediate} 从没写到显存。"},
     "bytes_stand_in": {
         "en": "Speed is timed on a GPU only; here the bytes proof stands in for it (this op is memory-bound: "
               "time follows bytes).",

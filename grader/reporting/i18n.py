@@ -37,6 +37,8 @@ M = {
     "fix": {"en": "Fix", "zh": "怎么改"},
     "sizes": {"en": "sizes", "zh": "尺寸"},
     "tiles": {"en": "tiles (n={n}, BLOCK={block}, {tiles} tiles)", "zh": "tile 图（n={n}，BLOCK={block}，共 {tiles} 块）"},
+    "tiles_rows": {"en": "rows of the {rows}x{cols} output (one cell per row, one program each)",
+                   "zh": "{rows}x{cols} 输出的行（每行一格，每行一个 program）"},
     "tiles_2d": {"en": "tiles of the {m}x{n} output (BLOCK {bm}x{bn}: {rows} rows x {cols} columns of tiles; each line "
                        "starts at that row)",
                  "zh": "{m}x{n} 输出的 tile 图（BLOCK {bm}x{bn}：{rows} 行 x {cols} 列 tile；每行开头是起始行号）"},
@@ -172,6 +174,29 @@ DIAGNOSES = {
                       "right without it: the tail lanes read and write memory that is not yours.",
                 "zh": "mask = offsets < n_elements，并且每个 tl.load 和 tl.store 都要传 mask=。没有 mask 时数值也可能"
                       "是对的：尾块的 lane 在读写不属于你的内存。"}},
+    "mask-axis": {
+        "what": {"en": "the {kind} at line {line} {has}: along dim {dim} of {tensor} ({dimname}, size {size}) its "
+                       "lanes reach index {last}; {lanes} of them landed outside the tensor (program {program}), and on "
+                       "a GPU the rest read or write the wrong elements",
+                 "zh": "第 {line} 行的 {kind} {has}：沿 {tensor} 的第 {dim} 维（{dimname}，大小 {size}），它的 lane 到达了"
+                       "下标 {last}；其中 {lanes} 条落在张量之外（program {program}），在 GPU 上其余的会读写错误的元素"},
+        "fix": {"en": "Give the mask of the {kind} at line {line} a term for {dimname}: the index along {dimname} must "
+                      "be < {dimname}, and-ed (&) with the terms it already has, and pass it as mask=.{loop}",
+                "zh": "给第 {line} 行 {kind} 的 mask 加上 {dimname} 这一项：沿 {dimname} 的下标必须 < {dimname}，和已有的项用 "
+                      "& 合在一起，并作为 mask= 传入。{loop}"}},
+    "strides-swap": {
+        "what": {"en": "the {kind} at line {line} addresses {tensor} with index and stride from different dims: tile axis "
+                       "{axis} is masked to {extent} lanes, the size of {other} (dim {other_dim}), but its pointer steps "
+                       "by the stride of {dimname} (dim {dim}, size {size}); {lanes} lanes left the tensor (program "
+                       "{program})",
+                 "zh": "第 {line} 行的 {kind} 访问 {tensor} 时下标和 stride 来自不同的维度：tile 的第 {axis} 轴按 {other}（第 "
+                       "{other_dim} 维）的大小 mask 成 {extent} 条 lane，它的指针却按 {dimname}（第 {dim} 维，大小 {size}）的 "
+                       "stride 前进；{lanes} 条 lane 越出了张量（program {program}）"},
+        "fix": {"en": "Pair each index with its own dim's stride: the index that runs over {other} multiplies "
+                      "{ref}.stride({other_dim}), the one over {dimname} multiplies {ref}.stride({dim}); pass "
+                      "the strides in the order the kernel's parameters name them.",
+                "zh": "每个下标乘它自己那一维的 stride：沿 {other} 的下标乘 {ref}.stride({other_dim})，沿 {dimname} 的"
+                      "乘 {ref}.stride({dim})；按 kernel 参数名的顺序传 stride。"}},
     "oob-index": {
         "what": {"en": "{kind} reached {lanes} lanes {where} `{tensor}`{close} (element {first}; it has {numel}), "
                        "program {program}: the index arithmetic, not the mask",
@@ -206,13 +231,25 @@ DIAGNOSES = {
                 "zh": "在输入所在的设备上分配：torch.empty_like(x)，或 torch.empty(shape, device=x.device, dtype=x.dtype)。"}},
     "shape-layout": {
         "what": {"en": "the output has the right shape {got} but not a contiguous layout (strides {strides}, "
-                       "expected {expected_strides}): a view such as .t() is not a new tensor in this layout",
-                 "zh": "输出形状 {got} 是对的，但内存布局不是连续的（stride {strides}，应为 {expected_strides}）："
-                       ".t() 之类的视图并不是按这个布局存放的新张量"},
+                       "expected {expected_strides}), and this drill's result is a new, contiguous tensor: a view "
+                       "such as .t() is not one",
+                 "zh": "输出形状 {got} 是对的，但内存布局不是连续的（stride {strides}，应为 {expected_strides}），"
+                       "而本题的结果必须是一个新的连续张量：.t() 之类的视图不是"},
         "fix": {"en": "Allocate the output in the result's shape (torch.empty((N, M), ...)) and have the kernel write "
                       "every element at out[row, col] = row * stride_row + col.",
                 "zh": "按结果的形状分配输出（torch.empty((N, M), ...)），由 kernel 按 out[row, col] = row * stride_row + "
                       "col 写每个元素。"}},
+    "shape-layout-dense": {
+        "what": {"en": "the output has the right shape {got}, but its strides {strides} do not give every element one "
+                       "address of its own with no gaps (PyTorch's outputs are dense and non-overlapping, in any stride "
+                       "order): it is a view of a larger buffer, or elements share memory",
+                 "zh": "输出形状 {got} 是对的，但它的 stride {strides} 不能让每个元素各占一个地址、中间没有空隙（PyTorch 的输出"
+                       "是稠密且不重叠的，stride 顺序不限）：它是更大缓冲区的一个视图，或者元素共用了内存"},
+        "fix": {"en": "Allocate the output as its own tensor: torch.empty_like(x) (any stride order is fine) or "
+                      "torch.empty(shape, device=x.device, dtype=x.dtype), and return it, not a slice of a padded "
+                      "buffer or an expand()ed view.",
+                "zh": "把输出分配成独立的张量：torch.empty_like(x)（stride 顺序不限）或 torch.empty(shape, device=x.device, "
+                      "dtype=x.dtype)，直接返回它，而不是带填充缓冲区的切片或 expand() 出来的视图。"}},
     "input-returned": {
         "what": {"en": "you returned input `{name}` itself, after writing the result into it ({count} elements "
                        "changed, first at index {first})",
@@ -306,6 +343,31 @@ DIAGNOSES = {
                  "zh": "{numel} 个元素里有 {wrong} 个与 float64 参考结果不一致"},
         "fix": {"en": "Check the arithmetic against the task (operator, constants, order of operations).",
                 "zh": "对照题目检查计算（运算符、常数、运算顺序）。"}},
+    "wrong-values-close": {
+        "what": {"en": "{wrong} of {numel} values are slightly off: the worst is {ratio}x the tolerance away, and none "
+                       "is NaN or far off, which is the rounding of a lower precision, not a wrong formula",
+                 "zh": "{numel} 个值里有 {wrong} 个略有偏差：最大的偏差是容差的 {ratio} 倍，且没有 NaN 或大错，"
+                       "这是低精度的舍入误差，不是公式错了"},
+        "fix": {"en": "Keep every sum and product in float32 until the store: an accumulator from tl.zeros(..., "
+                      "dtype=tl.float32), tl.dot(a, b, acc) (or acc += in float32), intermediates not cast to "
+                      "float16/bfloat16, and one .to(output dtype) at the tl.store. If all of that is float32 already, "
+                      "look for a constant that is slightly wrong.",
+                "zh": "所有求和与乘积在 store 之前都保持 float32：累加器用 tl.zeros(..., dtype=tl.float32)，tl.dot(a, b, acc)"
+                      "（或在 float32 上 acc +=），中间结果不要转成 float16/bfloat16，只在 tl.store 时 .to(输出 dtype) 一次。"
+                      "如果这些都已经是 float32，就找一找是不是某个常数略有偏差。"}},
+    "causal-plain": {
+        "what": {"en": "right with causal=True, wrong without it ({wrong} of {numel} values): they match {mistake}",
+                 "zh": "causal=True 时正确，不加 causal 时出错（{numel} 个值里有 {wrong} 个）：它们恰好等于 {mistake}"},
+        "fix": {"en": "Apply the causal mask only when causal=True: pass it as a tl.constexpr (CAUSAL: tl.constexpr) and "
+                      "guard the mask with `if CAUSAL:`; without it every query sees all S keys.",
+                "zh": "只有 causal=True 时才加因果 mask：把它作为 tl.constexpr 传入（CAUSAL: tl.constexpr），用 `if CAUSAL:` "
+                      "包住 mask；不加 causal 时每个 query 要看到全部 S 个 key。"}},
+    "mistake": {
+        "what": {"en": "{wrong} of {numel} values differ from the reference{on}: they match the result when {mistake}",
+                 "zh": "{numel} 个值里有 {wrong} 个与参考结果不同{on_zh}：它们恰好等于这种情况的结果——{mistake}"}},
+    "strides-mistake": {
+        "what": {"en": "{wrong} of {numel} values differ from the reference: they match the result when {mistake}",
+                 "zh": "{numel} 个值里有 {wrong} 个与参考结果不同：它们恰好等于这种情况的结果——{mistake}"}},
     "indexing": {
         "what": {"en": "{wrong} of {numel} elements differ from the reference: values land at the wrong 2-D index",
                  "zh": "{numel} 个元素里有 {wrong} 个与参考结果不一致：值被放到了错误的二维下标上"},
@@ -389,25 +451,18 @@ DIAGNOSES = {
                        "contiguous layout",
                  "zh": "新建的张量上正确，{probe} 上出错（{numel} 个值里有 {wrong} 个）：kernel 假设了连续的内存布局"},
         "fix": {"en": "Pass each tensor's own strides (x.stride(), one per dim, never another tensor's) and build every "
-                      "pointer from them: a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak for a "
-                      "matmul's A (b = w.t() has stride_bk == 1, stride_bn == K); q_ptr + b * stride_qb + h * stride_qh "
-                      "+ offs_m[:, None] * stride_qs + offs_d[None, :] * stride_qd for attention's q (x.transpose(1, 2) "
-                      "of a (B, S, H, D) tensor has stride_qh == D). Advance a pointer by BLOCK * that stride.",
-                "zh": "传每个张量自己的 stride（x.stride()，每维一个，不要用别的张量的），并且每个指针都用它们计算：矩阵乘 A 的 "
-                      "a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak（b = w.t() 的 stride_bk == 1、"
-                      "stride_bn == K）；attention 的 q 是 q_ptr + b * stride_qb + h * stride_qh + offs_m[:, None] * "
-                      "stride_qs + offs_d[None, :] * stride_qd（(B, S, H, D) 张量的 x.transpose(1, 2) 的 stride_qh == D）。"
-                      "指针前进时也要乘以这个 stride：BLOCK * stride。"}},
+                      "pointer from them: base + index_along_each_dim * that dim's stride, never a size (N, K) in place "
+                      "of a stride. Advance a pointer by BLOCK * that stride.",
+                "zh": "传每个张量自己的 stride（x.stride()，每维一个，不要用别的张量的），每个指针都由它们计算：基址 + 每一维的下标 * "
+                      "该维的 stride，不要用尺寸（N、K）代替 stride。指针前进时也要乘以这个 stride：BLOCK * stride。"}},
     "k-loop": {
         "what": {"en": "{wrong} of {numel} values differ from the reference: they match the result when {mistake}",
                  "zh": "{numel} 个值里有 {wrong} 个与参考结果不同：它们恰好等于这种情况的结果——{mistake}"},
-        "fix": {"en": "Loop over every block of the reduced dim, the partial last one included: for k in range(0, "
-                      "tl.cdiv(K, BLOCK_K)) (attention: for start_n in range(0, S, BLOCK_N)), mask the last block's "
-                      "lanes (k_left = K - k * BLOCK_K, other=0.0; keys past S get -inf scores), and accumulate every "
-                      "step: acc = tl.dot(a, b, acc).",
-                "zh": "被归约的那一维要按块全部循环完，包括最后不满的一块：for k in range(0, tl.cdiv(K, BLOCK_K))（attention："
-                      "for start_n in range(0, S, BLOCK_N)），最后一块的 lane 要 mask（k_left = K - k * BLOCK_K，"
-                      "other=0.0；超过 S 的 key 分数设为 -inf），每一步都要累加：acc = tl.dot(a, b, acc)。"}},
+        "fix": {"en": "Loop over every block of the reduced dim, the partial last one included, mask the last block's "
+                      "lanes, accumulate every step into the same float32 accumulator, and advance every pointer that "
+                      "walks the reduced dim by one block each step.",
+                "zh": "被归约的那一维要按块全部循环完，包括最后不满的一块，最后一块的 lane 要 mask，每一步都累加进同一个 float32 "
+                      "累加器，并且每一步都让沿归约维前进的每个指针前进一块。"}},
 
     "epilogue": {
         "what": {"en": "{wrong} of {numel} values differ from relu(a @ b + bias): they match {mistake}",

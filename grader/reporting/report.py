@@ -11,7 +11,8 @@ from drills import get_spec
 from grader.reporting import fusion_report
 from grader.reporting import limits_report
 from grader.reporting.i18n import DIAGNOSES, check_name, pick, t
-from grader.reporting.texts import checkpoints_for
+from grader.judge.diagnose import mask_axis, swapped_axis
+from grader.reporting.texts import checkpoints_for, drill_texts
 
 TILE_STYLE = {"o": ("■", "green"), "x": ("✗", "red"), ".": ("·", "grey50"), "!": ("!", "bold magenta")}
 TILE_ROW = 50
@@ -89,7 +90,9 @@ def explain(v, lang: str) -> tuple[str, str]:
         kw.update(launches=d.get("launches"), expected=d.get("expected"), kernels=", ".join(d.get("kernels", [])))
         if d.get("bytes_moved"):
             key = "fusion-stored" if d.get("stored_only") else "fusion-bytes"
-            kw.update(fusion_report.bytes_kw(d, spec))
+            if d.get("into") is not None and not d.get("stored_only"):  # the stores by tensor are known
+                key = "fusion-bytes-where"
+            kw.update(fusion_report.bytes_kw(d, spec, lang))
     elif cat in ("too-slow", "impossible-time") or d.get("timing"):
         kw.update(fusion_report.timing_kw(d), numel=d.get("numel"), wrong=d.get("wrong"), unwritten=0)
         if d.get("flops") and cat in ("too-slow", "impossible-time"):  # matmul, attention: FLOPs, not bytes
@@ -100,12 +103,15 @@ def explain(v, lang: str) -> tuple[str, str]:
             key = "shape-device"
             kw.update(line=d["no_device"].get("line") or "?", tensor=d["no_device"].get("tensor"))
         elif cat == "shape" and d.get("strides"):
-            key = "shape-layout"
+            key = "shape-layout-dense" if d.get("layout_rule") == "dense" else "shape-layout"
             kw.update(strides=tuple(d["strides"]), expected_strides=tuple(d.get("expected_strides") or ()))
     elif cat == "input-mutated":
         kw.update(**d["inputs"][0])
         if d.get("returned_input"):
             key = "input-returned"
+    elif cat in ("mask", spec.stride_category) and d.get("violation") and axis_words(spec, d, cat, lang):
+        key, words = axis_words(spec, d, cat, lang)
+        kw.update(words)
     elif cat == "mask" and d.get("violation"):
         viol = d["violation"]
         kw.update(kind=f"tl.{viol['kind']}", lanes=viol["lanes"], tensor=viol["tensor"], first=viol["first_elem"],
@@ -160,6 +166,8 @@ def explain(v, lang: str) -> tuple[str, str]:
             key = "persistent-dup"
         if cat == "persistent" and d.get("loop_misses"):
             key = "persistent-miss"
+        if cat == "reduction" and close_to_reference(d):
+            key, kw["ratio"] = "wrong-values-close", d["error_ratio"]
         if d.get("masked_load"):
             key = "masked-other"
             kw.update(line=d["masked_load"]["line"], other=d["masked_load"]["other"], lanes=d["masked_load"]["lanes"])
@@ -171,23 +179,140 @@ def explain(v, lang: str) -> tuple[str, str]:
                   mistake=(d.get("mistake") or {}).get("name") or "a known mistake", configs=d.get("configs"))
         if d.get("tuning"):  # right with each config pinned, wrong once the autotuner's benchmark runs happened
             key = "wrong-values-tuning"
+        elif cat == "causal" and d.get("mistake") and not d.get("probe"):  # the plain calls failed, not causal=True
+            key = "causal-plain"
+        elif cat == "strides" and d.get("mistake"):  # the output is what a named stride mistake computes
+            key = "strides-mistake"
+        elif cat == "wrong-values" and close_to_reference(d):
+            key = "wrong-values-close"
+            kw["ratio"] = d["error_ratio"]
     if d.get("returned_input") and key == cat:
         key = "returned-input"
         kw["tensor"] = d["returned_input"]
-    # Most specific first: the key (its 2-D variant in 2-D drills), then the category (likewise).
+    # Most specific first: the key (its 2-D variant in 2-D drills), then the category (likewise). A drill's own fix
+    # text (prompts.yaml: drills.<name>.fixes.<key>) comes before the shared one: a fix is never another drill's.
     keys = [f"{key}-2d", key, f"{cat}-2d", cat] if spec.two_d else [key, cat]
+    own = drill_texts(v.drill).get("fixes") or {}
     what = next((DIAGNOSES[k]["what"] for k in keys if "what" in DIAGNOSES.get(k, {})), cat)
-    fix = next((DIAGNOSES[k]["fix"] for k in keys if "fix" in DIAGNOSES.get(k, {})), "")
+    if d.get("mistake") and "{mistake}" not in pick(what, "en"):  # the category's text does not say what matched
+        what = DIAGNOSES["mistake"]["what"]
+        kw["mistake"] = d["mistake"].get("name")
+        kw["on"] = f" on the {d['probe']} inputs" if d.get("probe") else ""
+        kw["on_zh"] = f"（{d['probe']} 输入）" if d.get("probe") else ""
+    fix = next((own[k] if k in own else DIAGNOSES[k]["fix"] for k in keys
+                if k in own or "fix" in DIAGNOSES.get(k, {})), "")
     return _fmt(pick(what, lang), **kw), _fmt(pick(fix, lang), **kw)
 
 
-def source_excerpt(lines: list[str], line: int | None, context: int = 1) -> Text | None:
+CLOSE_RATIO = 50  # wrong elements at most this many times the tolerance away: rounding, not a wrong formula
+
+
+def close_to_reference(d: dict) -> bool:
+    """Every wrong value within a few times the tolerance (and finite): the error of a lower precision."""
+    r = d.get("error_ratio")
+    return r is not None and r <= CLOSE_RATIO and not d.get("mistake")
+
+
+def tensor_role(viol: dict, out_shape) -> str | None:
+    """The spec's name for the tensor an access touched: an argument ("input a" -> "a"), or "out" for an allocation
+    of the output's shape."""
+    name = viol.get("tensor") or ""
+    if name.startswith("input "):
+        return name.removeprefix("input ")
+    shape = (viol.get("access") or {}).get("tensor_shape")
+    return "out" if out_shape is not None and shape == list(out_shape) else None
+
+
+def dim_name(spec, role, dim: int) -> str:
+    names = spec.dims.get(role) or ()
+    return names[dim] if dim < len(names) else f"dim {dim}"
+
+
+def axis_words(spec, d: dict, cat: str, lang: str):
+    """(message key, format words) for an out-of-bounds access described per tile axis (grader.watch.access):
+    which dimension of which tensor went out of range, how far, and whether the access has a mask at all."""
+    viol = d["violation"]
+    zh = lang == "zh"
+    role = tensor_role(viol, d.get("out_shape"))
+    tensor = f"`{viol['tensor'].removeprefix('input ')}`"
+    if role == "out" and not viol["tensor"].startswith("input "):
+        tensor = f"输出（{tensor}）" if zh else f"the output ({tensor})"
+    base = {"kind": f"tl.{viol['kind']}", "line": viol.get("line") or "?", "tensor": tensor,
+            "lanes": viol["lanes"], "program": viol["program"]}
+    if cat != "mask":
+        row = swapped_axis(viol)
+        if row is None:
+            return None
+        return "strides-swap", {**base, "ref": role or "x", "axis": row["axis"], "extent": row["extent"], "dim": row["dim"],
+                                "dimname": dim_name(spec, role, row["dim"]), "size": row["size"],
+                                "other_dim": row["other_dim"], "other": dim_name(spec, role, row["other_dim"])}
+    row = mask_axis(viol)
+    if row is None:
+        return None
+    name = dim_name(spec, role, row["dim"])
+    if viol.get("unmasked"):
+        has = "没有 mask" if zh else "has no mask"
+    elif row["last"] == row["size"]:
+        has = (f"的 mask 放过了 {name} 方向的下标 {row['size']}（比最后一个多一：缺了 {name} 这一项，或者把 < 写成了 <=）"
+               if zh else f"has a mask, but it lets index {row['size']} of {name} through (one past the last: no term "
+                          f"for {name}, or `<=` where `<` belongs)")
+    else:
+        has = f"有 mask，但其中没有约束 {name} 的项" if zh else f"has a mask, but no term of it bounds {name}"
+    loop = ""
+    out_dims = spec.dims.get("out") or ()
+    if row["first"] > 0 and name not in out_dims and spec.dims:  # a reduced dim (K): walked by a loop
+        loop = (f" 在沿 {name} 的循环里要和剩下的长度比较：offs < {name} - start（最后一步不满一块）。" if zh else
+                f" In a loop over {name}, compare with what is left: offs < {name} - start (the last step is partial).")
+    return "mask-axis", {**base, "has": has, "dim": row["dim"], "dimname": name, "size": row["size"],
+                         "first": row["first"], "last": row["last"], "loop": loop}
+
+
+def mask_source_line(lines: list[str], line: int | None) -> int | None:
+    """Where the mask of the tl.load / tl.store at `line` is computed, when it is a name assigned on an earlier line
+    of the same function (`mask = cols <= N` ... `tl.load(p, mask=mask)`): the comparison to fix is there."""
+    import ast
+
+    if not line:
+        return None
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not (
+                fn.lineno <= line <= (fn.end_lineno or fn.lineno)):
+            continue
+        name = None
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno) and \
+                    isinstance(node.func, ast.Attribute) and node.func.attr in ("load", "store"):
+                for k in node.keywords:
+                    if k.arg == "mask" and isinstance(k.value, ast.Name):
+                        name = k.value.id
+        if name is None:
+            return None
+        best = None
+        for node in ast.walk(fn):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            if targets and node.lineno < line and any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                best = max(best or 0, node.lineno)
+        return best
+    return None
+
+
+def source_excerpt(lines: list[str], line: int | None, context: int = 1, also: int | None = None) -> Text | None:
+    """The learner's line with `context` lines around it; `also` (a line a few lines away, e.g. the access whose
+    mask is built at `line`) is shown too, marked with ·."""
     if not line or line < 1 or line > len(lines):
         return None
+    lo, hi = line - context, line + context
+    if also and abs(also - line) <= 6:
+        lo, hi = min(lo, also), max(hi, also)
     out = Text()
-    for n in range(max(1, line - context), min(len(lines), line + context) + 1):
-        mark = "➜" if n == line else " "
-        style = "bold yellow" if n == line else "dim"
+    for n in range(max(1, lo), min(len(lines), hi) + 1):
+        mark = "➜" if n == line else "·" if n == also else " "
+        style = "bold yellow" if n == line else "yellow" if n == also else "dim"
         out.append(f"  {mark} {n:4d} │ {lines[n - 1]}\n", style=style)
     return out
 
@@ -207,7 +332,7 @@ def tile_map_2d(grid: dict, lang: str) -> Text:
     return out
 
 
-def tile_map(tiles: dict, numel: int, lang: str) -> Text:
+def tile_map(tiles: dict, numel: int, lang: str, title: str | None = None) -> Text:
     status = tiles["status"]
     group = 1
     while len(status) / group > MAX_CELLS:
@@ -216,7 +341,7 @@ def tile_map(tiles: dict, numel: int, lang: str) -> Text:
         order = "!.xo"
         status = "".join(min(status[i:i + group], key=order.index) for i in range(0, len(status), group))
     out = Text()
-    out.append("  " + t("tiles", lang, n=numel, block=tiles["block"], tiles=len(tiles["status"])) +
+    out.append("  " + (title or t("tiles", lang, n=numel, block=tiles["block"], tiles=len(tiles["status"]))) +
                (f", 1 cell = {group} tiles" if group > 1 else "") + "\n")
     for i in range(0, len(status), TILE_ROW):
         out.append(f"  {i * group:>6} ")
@@ -275,7 +400,9 @@ def render(v, lang: str) -> Group:
             verdict.append(f"  (hole: {v.hole})", style="yellow")
         verdict.append(f" — {what}")
         parts.append(verdict)
-        excerpt = source_excerpt(v.source_lines, v.line)
+        mask_line = mask_source_line(v.source_lines, v.line) if v.diagnosis == "mask" else None
+        excerpt = source_excerpt(v.source_lines, mask_line, also=v.line) if mask_line else \
+            source_excerpt(v.source_lines, v.line)
         if excerpt is not None:
             parts.append(excerpt)
         if fix:
@@ -292,7 +419,11 @@ def render(v, lang: str) -> Group:
     grid2d = focus.get("tiles_2d")
     if grid2d and grid2d["cols"] <= TILE_ROW and len(grid2d["status"]) <= MAX_CELLS:
         parts.append(tile_map_2d(grid2d, lang))
-    elif focus.get("tiles") and len(focus["tiles"]["status"]) > 0:
+    elif focus.get("row_map"):  # a row kernel: one cell per row, as its programs are
+        rm = focus["row_map"]
+        parts.append(tile_map({"status": rm["status"], "block": rm["cols"]}, focus.get("numel", 0), lang,
+                              title=t("tiles_rows", lang, rows=rm["rows"], cols=rm["cols"])))
+    elif focus.get("tiles") and len(focus["tiles"]["status"]) > 0 and focus["tiles"].get("flat", True):
         parts.append(tile_map(focus["tiles"], focus.get("numel", 0), lang))
     fb = focus.get("first_bad")
     if fb:

@@ -80,7 +80,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
 
     from drills import get_spec
     from grader.families import limits
-    from grader.judge.diagnose import blame_probe_layouts, classify, key_never_changes, relabel_probes
+    from grader.judge.diagnose import (blame_probe_layouts, classify, drop_unproven_other, key_never_changes,
+                                       relabel_probes)
     from grader.judge.evaluate import describe_exception
     from grader.watch.lanes import LaneChecker
     from grader.watch.launches import LaunchRecorder, autotune_evidence, config_label, find_autotuners
@@ -140,7 +141,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
     info["autotune_configs"] = [config_label(c) for _, c in configs if c is not None]
 
     rules = {"value_category": spec.value_category, "masked_other": spec.masked_other,
-             "index_category": spec.oob_category, "input_categories": spec.input_categories}
+             "index_category": spec.oob_category, "input_categories": spec.input_categories,
+             "stride_category": spec.stride_category}
     if spec.max_programs is not None:
         rules["max_programs"] = spec.max_programs
         if a.device == "cuda" and spec.max_programs_per_sm:
@@ -192,6 +194,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
         tuned = tuning_call(runner, configs[0][0], spec, a.seed, interpreted)
         if tuned is not None:
             calls.append(tuned)
+    drop_unproven_other(calls, rules)  # a masked load's other= blamed only where masked lanes matter
     relabel_probes(calls)
     blame_probe_layouts(calls)
     constant_key = key_never_changes(calls, rules)

@@ -370,7 +370,8 @@ def loop_line(lines: list[str], launches: list[dict]) -> int | None:
 def pick_focus(calls: list[dict], category: str) -> dict:
     """The call to show in full: of those with the verdict's category, the largest with at most 256 tiles."""
     same = [c for c in calls if c["category"] == category]
-    small = [c for c in same if len(c.get("tiles", {}).get("status", "")) <= 256]
+    small = [c for c in same if len(c.get("tiles", {}).get("status", "")) <= 256
+             or not c.get("tiles", {}).get("flat", True)]  # a map that is not shown (not flat tiles) limits nothing
     pool = small or same
     return max(pool, key=lambda c: (c.get("numel") or 0, c["device"] == "cuda"))
 

@@ -15,6 +15,7 @@ import triton.language as tl
 from triton.runtime.interpreter import TensorHandle
 
 from grader.core.frames import learner_line
+from grader.watch.access import describe as describe_access
 from grader.watch.memory import Memory
 
 
@@ -43,6 +44,7 @@ class LaneChecker:
         self.learner_file = learner_file
         self.memory: Memory | None = None
         self.active = False
+        self.no_mask = False  # inside tl.load / tl.store called without mask=
         self._orig = {}
         self._reset()
 
@@ -89,6 +91,21 @@ class LaneChecker:
 
         cls.create_masked_load = create_masked_load
         cls.create_masked_store = create_masked_store
+        # tl.load / tl.store without mask= reach the masked builders through these (with an all-true mask): note
+        # that the access has no mask at all, a fact the diagnosis names.
+        for name in ("create_load", "create_store"):
+            orig = getattr(cls, name, None)
+            if orig is None:
+                continue
+            self._orig[name] = orig
+
+            def unmasked(builder, *args, _orig=orig, **kwargs):
+                checker.no_mask = True
+                try:
+                    return _orig(builder, *args, **kwargs)
+                finally:
+                    checker.no_mask = False
+            setattr(cls, name, unmasked)
 
         orig_rmw, orig_cas = cls.create_atomic_rmw, cls.create_atomic_cas
         self._orig.update(rmw=orig_rmw, cas=orig_cas)
@@ -184,12 +201,14 @@ class LaneChecker:
             r.stored.append((self.launch, program_of(builder), elems, atomic))
         if good.all():
             return mask
-        self._record(builder, kind, active[~good], owner)
+        bad_lanes = np.zeros(m.shape, dtype=bool)
+        bad_lanes[m] = ~good
+        self._record(builder, kind, active[~good], owner, (addrs, m, bad_lanes, elsize))
         new_mask = m.copy()
         new_mask[m] = good
         return TensorHandle(new_mask, mask.dtype)
 
-    def _record(self, builder, kind, bad: np.ndarray, owner: int):
+    def _record(self, builder, kind, bad: np.ndarray, owner: int, tile=None):
         regions = self.memory.regions
         if owner >= 0:
             r = regions[owner]
@@ -216,4 +235,6 @@ class LaneChecker:
             "program_idx": [int(gx), int(gy), int(gz)],
             "line": learner_line(self.learner_file),
             "launch": self.launch,
+            "unmasked": self.no_mask,  # the access has no mask= at all
+            "access": describe_access(*tile, r) if tile is not None else None,  # per tile axis: dim, index reached
         })

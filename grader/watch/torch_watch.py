@@ -110,14 +110,15 @@ class TorchWatch(TorchFunctionMode):
         if torch.device(kwargs.get("device") or self.memory.device).type == self.memory_device():
             check_size(func, name, args, kwargs, self.memory.device, learner_line(self.learner_file))
         result = learners(func, args, kwargs)
-        if not isinstance(result, torch.Tensor) or not result.is_contiguous() \
-                or result.device.type != torch.device(self.memory.device).type:
+        if not isinstance(result, torch.Tensor) or result.device.type != torch.device(self.memory.device).type:
             return result
         line = learner_line(self.learner_file)
         self.allocs += 1
         label = f"torch.{name}" + (f" at line {line}" if line else "")
+        # empty_like keeps its input's strides (preserve_format), empty_strided takes them: guarded as made
+        stride = None if result.is_contiguous() else tuple(result.stride())
         guarded = self.memory.guarded(tuple(result.shape), result.dtype, label, "alloc",
-                                      fill_value=None if name in EMPTY else 0)
+                                      fill_value=None if name in EMPTY else 0, stride=stride)
         region = self.memory.region_of(guarded) if name in NEEDS_DEVICE and kwargs.get("device") is None else None
         if region is not None:
             region.no_device_line = line or 0
