@@ -20,7 +20,8 @@ A point about what does *not* happen (its English text has a negation: "extern k
 Scope (coach/oral/text.py): a phrase counts only where it is asserted. A key point is credited only by an
 alternative asserted in its clause ("fp add is associative" does not credit "!associativ*", "alignment doesn't
 matter" does not credit "alignment"); "not X but Y" asserts Y. A key point that is denied and nowhere credited is a
-wrong claim (its denial is false: key points are true), unless the point says `denial: ignore`.
+wrong claim (its denial is false: key points are true) when the point says `denial: wrong`: then saying any of its
+alternatives the other way round ("alignment doesn't matter") fails the answer even if another alternative credits it.
 
 A claim is found by `patterns` (regular expressions; `{@concept}` inside one stands for the concept's alternatives)
 or by `concepts`: alternatives {all: [terms], none: [terms]}, every `all` term asserted in one sentence that has no
@@ -57,6 +58,8 @@ REBUTTAL = re.compile(
     r"for|in)\b|\bexcept\b|\bunless\b|\bis a (?:classic )?bug\b|\btoo (?:small|large|big)\b|'s wrong\b|"
     r"不对|是错的|错了|不成立|不是原因|不是主要原因|不准确|是误解|误导|只在|只对|只有在|不是(?:真的|真正的)?(?:规律|规则)|不是普遍|不存在|已经没有|除了|除非|"
     r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了|是编的|是虚构的|虚构", re.I)
+# A claim in the antecedent of a conditional is not asserted: "if you floor-divide instead, the tail is lost".
+CONDITIONAL = re.compile(r"\b(?:if|suppose|say you)\b|要是|如果|假如|假设|若是|万一|一旦写成", re.I)
 WRONG_LABEL = re.compile(r"^\s*(?:wrong|incorrect|bogus|错误的?|错的|不存在的)[^:]{0,30}:", re.I)  # "Wrong API names: a, b"
 _CLAUSE = T.CLAUSE
 
@@ -183,7 +186,7 @@ class Point:
     text: dict
     alternatives: list            # tuples of Part, all in one sentence
     required: bool = False
-    denial_is_wrong: bool = False  # `denial: wrong`: a denial of this point, nowhere credited, is a wrong claim
+    denial_is_wrong: bool = False  # `denial: wrong`: saying any of its alternatives the other way round is a wrong claim
     either: bool = False          # a point about what does *not* happen: a plain term counts negated or not
 
 
@@ -340,23 +343,32 @@ def _denied(sentence: str, m: re.Match, negative: bool) -> bool:
     after = sentence[m.end():]
     if REBUTTAL.search(after) or WRONG_LABEL.search(sentence[:m.start()]):
         return True
-    if NEGATION.search(prefix):
+    if NEGATION.search(prefix) or CONDITIONAL.search(prefix):
         return True
     return not negative and NEGATION.search(m.group(0)) is not None
 
 
 def _concept_hit(d: T.Doc, alt: tuple, sent: tuple) -> bool:
+    """Every `all` part asserted in the sentence, no `none` term in the clauses they span, not in the antecedent of a
+    conditional, no rebuttal right after."""
     parts, none = alt
-    if any(p.search(d.text, sent[0], sent[1]) for p in none):
-        return False
-    last = sent[0]
+    spans = []
     for part in parts:
-        ends = [e for _, e, ok in _occurrences(d, part, sent) if ok]
-        if not ends:
+        occ = [(a, b) for a, b, ok in _occurrences(d, part, sent) if ok]
+        if not occ:
             return False
-        last = max(last, min(ends))
+        spans.append(occ[0])
+    first, last = min(a for a, _ in spans), max(b for _, b in spans)
+    lo, hi = T.clause_start(d, sent[0], first), T.clause_end(d, last, sent[1])
+    if any(p.search(d.text, lo, hi) for p in none):
+        return False
+    if CONDITIONAL.search(d.text, lo, first):
+        return False
+    # a rebuttal counts in the rest of the claim's clause and the next one ("..., which is wrong"), not three
+    # clauses on, where it is about something else ("..., otherwise the result is wrong")
+    stop = T.clause_end(d, min(hi + 1, sent[1]), sent[1])
     s = d.text[sent[0]:sent[1]]
-    return not (REBUTTAL.search(d.text, last, sent[1]) or WRONG_LABEL.search(s))
+    return not (REBUTTAL.search(d.text, last, stop) or WRONG_LABEL.search(s))
 
 
 def find_claims(claims_: list, d: T.Doc) -> list[tuple[Claim, str]]:
@@ -376,8 +388,9 @@ def find_claims(claims_: list, d: T.Doc) -> list[tuple[Claim, str]]:
     return out
 
 
-def _denial_claim(d: T.Doc, p: Point, lang_texts: dict) -> tuple[str, str]:
-    """The sentence that denies point P (for the quote)."""
+def _denial_quote(d: T.Doc, p: Point) -> str:
+    """The first sentence where an alternative of P occurs only said the other way round ("alignment doesn't
+    matter" for a point that alignment is needed), or ''."""
     for sent in d.spans:
         for a in p.alternatives:
             occ = [list(_occurrences(d, part, sent)) for part in a]
@@ -422,10 +435,12 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
         wrong = [{"id": c.cid, "claim": pick(c.claim, lang), "why": pick(c.why, lang), "quote": quote}
                  for c, quote in find_claims(m.claims, d)]
         for i, (p, pt) in enumerate(zip(m.points, points)):
-            if pt["denied"] and p.denial_is_wrong:
+            quote = _denial_quote(d, p) if p.denial_is_wrong else ""
+            if quote:
                 text = pick(p.text, lang)
-                wrong.append({"id": f"{m.cid}:denies-point-{i + 1}", "claim": pick(DENIAL["claim"], lang).format(point=text),
-                              "why": pick(DENIAL["why"], lang).format(point=text), "quote": _denial_claim(d, p, {})})
+                wrong.append({"id": f"{m.cid}:denies-point-{i + 1}",
+                              "claim": pick(DENIAL["claim"], lang).format(point=text),
+                              "why": pick(DENIAL["why"], lang).format(point=text), "quote": quote})
     covered = sum(1 for p in points if p["found"])
     required = [i for i, p in enumerate(m.points) if p.required]
     required_ok = all(points[i]["found"] for i in required)

@@ -17,6 +17,9 @@ from functools import lru_cache
 
 _REPLACE = {"×": "x", "−": "-", "–": "-", "≥": ">=", "≤": "<=", "’": "'", "‘": "'", "“": '"', "”": '"', "·": "*",
             "∞": "inf"}
+# m旧 / m_新 / l旧: the Chinese subscripts engineers type, as the ASCII ones (m_old, m_new) the matchers know
+_NOTATION = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z])_?(旧|新)")
+_NOTATION_WORD = {"旧": "old", "新": "new"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|[。\n]+")
 CLAUSE = re.compile(r"[,:;(\[]|\bbut\b|\bhowever\b|\bwhereas\b|\binstead\b|但是|但|不过|然而|其实|实际上|而是", re.I)
 
@@ -41,8 +44,8 @@ ZH_BREAK = frozenset("就 会 则 的话 导致 所以 因为 因此 时 时候 
 POST_DENY = re.compile(
     r"^\W{0,3}(?:(?:is|are|does|do|really)\s+)*(?:(?:not|n't|never)\s+(?:matter|needed|required|necessary|important|"
     r"relevant|help|an issue|a concern|a thing)|doesn't matter|don't matter|does not matter|do not matter|"
-    r"is irrelevant|are irrelevant|is optional|are optional|is a myth|is false|is wrong|is not true|isn't true)\b"
-    r"|^\W{0,3}(?:也|都|并)?(?:不重要|无所谓|没关系|无关紧要|没必要|没用|可有可无|是错的|不对|不成立|不存在|不需要)", re.I)
+    r"(?:doesn't|does not|don't|do not)\s+(?:really\s+|actually\s+|much\s+)?matter|is irrelevant|are irrelevant|is optional|are optional|is a myth|is false|is wrong|is not true|isn't true)\b"
+    r"|^\W{0,3}(?:其实|真的|根本|完全|倒|也|都|并)*\s*(?:不重要|无所谓|没关系|无关紧要|没必要|没用|可有可无|是错的|不对|不成立|不存在|不需要)", re.I)
 EN_WINDOW, ZH_WINDOW = 40, 14  # characters a negator may stand before the phrase it governs
 
 
@@ -74,6 +77,7 @@ def normalise(text: str) -> str:
     t = unicodedata.normalize("NFKC", text or "")
     for a, b in _REPLACE.items():
         t = t.replace(a, b)
+    t = _NOTATION.sub(lambda m: m.group(1) + "_" + _NOTATION_WORD[m.group(2)], t)
     return " ".join(t.split())
 
 
