@@ -24,8 +24,9 @@ wrong claim (its denial is false: key points are true) when the point says `deni
 alternatives the other way round ("alignment doesn't matter") fails the answer even if another alternative credits it.
 
 A claim is found by `patterns` (regular expressions; `{@concept}` inside one stands for the concept's alternatives)
-or by `concepts`: alternatives {all: [terms], none: [terms]}, every `all` term asserted in one sentence that has no
-`none` term ({CUDA graphs} + {faster kernels} without {launch}). A claim found in a sentence does not count when the
+or by `concepts`: alternatives {all: [terms], none: [terms], within: sentence|clause}, every `all` term asserted in
+one sentence (or clause) with no `none` term in the clauses they span ({CUDA graphs} + {faster kernels} without
+{launch}); not in the antecedent of a conditional ("if you floor-divide, ..."). A claim found in a sentence does not count when the
 candidate denies it: a negation earlier in the same clause or inside the matched text ("program_id is not
 threadIdx"), or a rebuttal after it in the sentence ("... which only holds for the guide's example"). Pattern claims
 that are themselves negative statements ("there is no erf") set `negative: true` and are only cancelled by a
@@ -198,7 +199,7 @@ class Claim:
     patterns: list
     negative: bool = False
     unless: re.Pattern | None = None
-    concepts: list = field(default_factory=list)   # [(tuple of Part, tuple of re.Pattern)]: all, none
+    concepts: list = field(default_factory=list)   # [(tuple of Part, tuple of re.Pattern, bool)]: all, none, in a clause
 
 
 @dataclass
@@ -230,8 +231,10 @@ def _terms_part(terms) -> tuple:
 def compile_claim(claim_id: str, data: dict) -> Claim:
     alts = []
     for c in data.get("concepts") or []:
+        if c.get("within", "sentence") not in ("sentence", "clause"):
+            raise ValueError(f"claim {claim_id}: within is 'sentence' or 'clause'")
         alts.append((_terms_part(c.get("all") or []),
-                     tuple(p.pattern for p in _terms_part(c.get("none") or []))))
+                     tuple(p.pattern for p in _terms_part(c.get("none") or [])), c.get("within") == "clause"))
         if not alts[-1][0]:
             raise ValueError(f"claim {claim_id}: a concepts alternative needs `all` terms")
     return Claim(cid=claim_id, claim=data.get("claim") or {}, why=data.get("why") or {},
@@ -351,7 +354,14 @@ def _denied(sentence: str, m: re.Match, negative: bool) -> bool:
 def _concept_hit(d: T.Doc, alt: tuple, sent: tuple) -> bool:
     """Every `all` part asserted in the sentence, no `none` term in the clauses they span, not in the antecedent of a
     conditional, no rebuttal right after."""
-    parts, none = alt
+    parts, none, in_clause = alt
+    if in_clause:
+        clauses, pos = [], sent[0]
+        for c in T.CLAUSE.finditer(d.text, sent[0], sent[1]):
+            clauses.append((pos, c.start()))
+            pos = c.end()
+        clauses.append((pos, sent[1]))
+        return any(_concept_hit(d, (parts, none, False), c) for c in clauses if c[1] > c[0])
     spans = []
     for part in parts:
         occ = [(a, b) for a, b, ok in _occurrences(d, part, sent) if ok]

@@ -33,7 +33,7 @@ EN_AFFIRM = re.compile(r"\bnot\s+(?:only|just|merely|simply)\b|\bno\s+(?:more|le
 # A negator's scope ends at these (the negated part is over, a new predicate starts).
 EN_BREAK = re.compile(
     r"\b(?:means?|meaning|so|then|therefore|thus|because|since|which|that|and|or|if|when|whenever|while|otherwise|"
-    r"else|leads?\s+to|causes?|results?\s+in|you|it|they|we|there|this|gets?|gives?)\b", re.I)
+    r"else|leads?\s+to|causes?|results?\s+in|you|they|we|gets?|gives?)\b", re.I)
 ZH_NEG = frozenset("不 没 没有 无 无需 无须 不用 不必 不需要 不是 并非 并不 并没有 从不 从来不 从未 绝不 不会 不能 别 "
                    "不要 未 非 毫无 不再 没法 无法 不可 不可能 而不是 不算 不太 不一定 未必 从没".split())
 ZH_AFFIRM = frozenset("不仅 不只 不光 不单 不但 不止".split())
