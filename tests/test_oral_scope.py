@@ -172,3 +172,32 @@ def test_matchers_agree_on_an_english_text_and_its_chinese_translation(cid):
             assert fe == fz and all(fe), (cid, fe, fz)
         else:
             assert fe[i - 1] and fz[i - 1], (cid, i, en, zh, fe, fz)
+
+
+# ------------------------------------------------------------------------------------------------- the mock
+
+def test_the_mock_scorecard_says_the_rule_and_that_aloud_is_not_checked(tmp_path):
+    from coach.mock import interview as M
+    from coach.mock.tui import scorecard_tables
+    from tests.test_mock import setup
+
+    mock, clock, _ = setup(tmp_path, qids=["why-mask", "grid-cdiv", "why-mask"])
+    script = [(3, ""),                                   # submit the code round
+              (5, "the last tile runs past n"), (6, "5"),     # typed: 1/3, needs 2, fails whatever the rating
+              (8, ""), (9, "4"),                             # said aloud: self-rated, and says so
+              (10, "n is rarely a multiple of BLOCK_SIZE, so the last tile runs past the end; the mask keeps those "
+                   "lanes from reading or writing out of bounds."), (11, "2")]   # 2/3 but self-rated 2
+    card = M.run(mock, M.ScriptedInput(clock, script), poll_s=1)
+    typed, aloud, low = card["oral"]
+    assert not typed["passed"] and typed["rule"]["en"] == "1/3 points, needs 2"
+    assert aloud["passed"] and aloud["rule"]["en"] == "self-rated 4/5, not checked" and "未经检查" in aloud["rule"]["zh"]
+    assert not low["passed"] and low["rule"]["en"] == "2/3 points; self-rating 2/5, needs 3"
+    reviews = [d["q"] for k, d in mock.events if k == "review"]
+    from coach.oral import verdict
+    assert verdict.review_line(reviews[0].score, True, "en").startswith("Rule: needs 2 of 3 key points")
+    assert "did not check" in verdict.review_line(None, False, "en")
+    from io import StringIO
+    from rich.console import Console
+    out = StringIO()
+    Console(file=out, width=200).print(*scorecard_tables(card, "en"))
+    assert "self-rated 4/5, not checked" in out.getvalue() and "1/3 points, needs 2" in out.getvalue()
