@@ -2,8 +2,10 @@
 
 tests/oral/*.yaml was written before the matchers, which were then adjusted with general synonyms. holdout/ was
 written after, in other voices, measured, then used for general fixes; holdout2/ was written after those and measured
-before any further change: its first figures are the honest estimate. docs/oral.md records all of them
-(`python tests/test_checkpoints_corpus.py` prints the current ones)."""
+before any further change: its first figures are the honest estimate. holdout4/ is the seen half of the round-4
+holdout (issue 19), written by a helper who never read the matchers, scored before the changes it led to. docs/oral.md
+records all of them (`python tests/test_checkpoints_corpus.py` prints the current ones). Each set meets the goal in
+each language separately."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,11 +25,11 @@ def load(folder: Path) -> dict:
     return {p.stem: yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.yaml"))}
 
 
-def rates(corpus: dict) -> dict:
+def rates(corpus: dict, langs=LANGS) -> dict:
     """{'right': (passed, total), 'wrong': (passed, total), 'misses': [(cid, lang, kind, answer)]}."""
     out = {"right": [0, 0], "wrong": [0, 0], "misses": []}
     for cid, data in corpus.items():
-        for lang in LANGS:
+        for lang in langs:
             for kind in ("right", "wrong"):
                 for answer in (data.get(lang) or {}).get(kind) or []:
                     passed = scoring.score(cid, answer, lang).passed
@@ -48,11 +50,15 @@ def test_every_checkpoint_has_five_answers_of_each_kind_in_both_languages():
                 assert len(answers) >= 5 and len(set(answers)) == len(answers), (cid, lang, kind)
 
 
-@pytest.mark.parametrize("folder", [ORAL, ORAL / "holdout", ORAL / "holdout2"], ids=["corpus", "holdout", "holdout2"])
-def test_rates_meet_the_goal(folder):
-    corpus = load(folder)
-    assert corpus, folder
-    r = rates(corpus)
+SETS = {"corpus": ORAL, "holdout": ORAL / "holdout", "holdout2": ORAL / "holdout2", "holdout4": ORAL / "holdout4"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", list(SETS))
+def test_rates_meet_the_goal(name, lang):
+    corpus = load(SETS[name])
+    assert corpus, name
+    r = rates(corpus, (lang,))
     right = r["right"][0] / r["right"][1]
     wrong = r["wrong"][0] / r["wrong"][1]
     misses = "\n".join(f"{c} {l} {k}: {a}" for c, l, k, a in r["misses"])
@@ -73,10 +79,11 @@ def test_holdout_answers_are_not_in_an_earlier_corpus(folder):
 
 
 if __name__ == "__main__":  # the figures for docs/oral.md
-    for name, folder in (("corpus", ORAL), ("holdout", ORAL / "holdout"), ("holdout2", ORAL / "holdout2")):
-        r = rates(load(folder))
-        print(f"{name}: right answers passing {r['right'][0]}/{r['right'][1]} "
-              f"({r['right'][0] / r['right'][1]:.1%}), wrong answers passing {r['wrong'][0]}/{r['wrong'][1]} "
-              f"({r['wrong'][0] / r['wrong'][1]:.1%})")
-        for miss in r["misses"]:
+    for name, folder in SETS.items():
+        for langs in (LANGS, ("en",), ("zh",)):
+            r = rates(load(folder), langs)
+            print(f"{name} {'+'.join(langs)}: right answers passing {r['right'][0]}/{r['right'][1]} "
+                  f"({r['right'][0] / r['right'][1]:.1%}), wrong answers passing {r['wrong'][0]}/{r['wrong'][1]} "
+                  f"({r['wrong'][0] / r['wrong'][1]:.1%})")
+        for miss in rates(load(folder))["misses"]:
             print("   ", *miss)

@@ -17,9 +17,9 @@ LANGS = ("en", "zh")
 
 
 def found(term, text):
-    alts = [scoring._compile_alt(a) for a in scoring.expand(term)]
-    t = scoring.normalise(text)
-    return any(scoring._alt_found(a, t, scoring.sentences(t)) for a in alts)
+    scoring.register_words()
+    d = scoring.T.doc(text)
+    return any(scoring._alt_state(d, scoring._compile_alt(a)) == "asserted" for a in scoring.expand(term))
 
 
 # ------------------------------------------------------------------------------------------------- the term syntax
@@ -128,7 +128,7 @@ def test_every_checkpoint_compiles_and_lists_known_claims():
     for claim_id, data in scoring.claims().items():
         for lang in LANGS:
             assert data["claim"].get(lang) and data["why"].get(lang), (claim_id, lang)
-        assert data.get("patterns"), claim_id
+        assert data.get("patterns") or data.get("concepts"), claim_id
     unused = set(scoring.claims()) - used
     assert not unused, f"claims no checkpoint looks for: {sorted(unused)}"
 
@@ -203,9 +203,11 @@ def test_cli_scores_an_answer_as_json(run_cli):
                 "from reading or writing out of bounds, and without it nothing crashes reliably.", "--json")
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
-    assert set(data) == {"id", "passed", "points", "wrong_claims"}
+    assert set(data) == {"id", "passed", "points", "wrong_claims", "need", "rule"}
     assert data["id"] == "why-mask" and data["passed"] is True and data["wrong_claims"] == []
-    assert all(set(p) == {"point", "found"} for p in data["points"])
+    assert all(set(p) == {"point", "found", "denied"} for p in data["points"])
+    assert data["need"] == 2 and data["rule"].startswith("needs 2 of 3 key points (half, rounded up)")
+    assert "passed: 2 of 3 found" in data["rule"]
 
 
 def test_cli_wrong_claim_exits_1_and_says_why_in_chinese(run_cli):

@@ -23,7 +23,7 @@ import drills
 from grader.reporting.texts import checkpoints, checkpoints_for
 from coach.mock import own_kernel
 from coach.progress import schedule
-from coach.oral import scoring
+from coach.oral import scoring, verdict
 from coach.store import checkpoint_entry, drill_entry
 
 CODE, ASK, RATE, DONE = "code", "ask", "rate", "done"
@@ -377,6 +377,7 @@ class Mock:
                 entry["unexplained"] = list(getattr(q.score, "unexplained", []) or [])
             else:
                 entry["wrong_claims"] = [w["id"] for w in getattr(q.score, "wrong_claims", []) or []]
+                entry["rule"] = verdict.entry_rule(q.score, answered, q.rating)  # the pass rule, said
             oral.append(entry)
         return {"code_seconds": self.code_seconds, "oral_seconds": self.oral_seconds,
                 "used_s": None if self.used_s is None else round(self.used_s, 1), "submitted": self.submitted,

@@ -247,6 +247,7 @@ class TerminalUI:
             claim = (M.scoring.claims().get(w["id"]) or {})
             self.say(tr("wrong_claim", lang, claim=pick(claim.get("claim"), lang) or w["claim"]), style="red")
             self.say(tr("why", lang, why=pick(claim.get("why"), lang) or w["why"]))
+        self.say(M.verdict.review_line(q.score, bool(q.answer_text), lang), style="dim")
         self.say(tr("rate", lang), style="bold")
 
     def review_kernel(self, q: M.Question) -> None:
@@ -288,7 +289,8 @@ def scorecard_tables(card: dict, lang: str) -> list[Table]:
         name = o["id"] if o.get("kind") != "kernel" else f"{o['id']} ({o.get('drill', '')})"
         oral.add_row(name, covered, "" if o["answer_s"] is None else mmss(o["answer_s"]),
                      "-" if o["rating"] is None else f"{o['rating']}/5",
-                     tr("pass", lang) if o.get("passed") else tr("fail", lang))
+                     (tr("pass", lang) if o.get("passed") else tr("fail", lang))
+                     + (f" ({pick(o['rule'], lang)})" if o.get("rule") else ""))
     return [code, oral]
 
 

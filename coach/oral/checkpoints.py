@@ -35,6 +35,8 @@ LABELS = {
     "failed_wrong": {"en": "FAIL: a claim an interviewer would catch", "zh": "未通过：有面试官会抓住的错误说法"},
     "wrong": {"en": "Wrong: {claim}", "zh": "错误：{claim}"},
     "you_said": {"en": "  you said: “{quote}”", "zh": "  你说的是：“{quote}”"},
+    "rule": {"en": "Rule: {rule}", "zh": "规则：{rule}"},
+    "denied": {"en": "(denied)", "zh": "（被否定）"},
     "why": {"en": "  why: {why}", "zh": "  原因：{why}"},
 }
 
@@ -121,8 +123,10 @@ def print_score(s: scoring.Score, lang: str) -> None:
         out.print(LABELS["failed_wrong"][lang], style="red", markup=False)
     else:
         out.print(LABELS["failed_points"][lang].format(c=c, n=n, need=s.need), style="red", markup=False)
+    out.print(LABELS["rule"][lang].format(rule=scoring.rule(s, lang)), markup=False)
     for p in s.points:
-        out.print(f"  {'✓' if p['found'] else '✗'} {p['point']}", markup=False)
+        mark = " " + LABELS["denied"][lang] if p.get("denied") else ""
+        out.print(f"  {'✓' if p['found'] else '✗'} {p['point']}{mark}", markup=False)
     for w in s.wrong_claims:
         out.print(LABELS["wrong"][lang].format(claim=w["claim"]), style="red", markup=False)
         out.print(LABELS["you_said"][lang].format(quote=w["quote"]), style="dim", markup=False)
@@ -138,7 +142,7 @@ def score_answer(cid: str | None, answer: str, lang: str, as_json: bool = False)
         answer = sys.stdin.read()
     s = scoring.score(cid, answer, lang)
     if as_json:
-        print(json.dumps(s.to_json(), ensure_ascii=False))
+        print(json.dumps(s.to_json(lang), ensure_ascii=False))
     else:
         print_score(s, lang)
     return EXIT_OK if s.passed else EXIT_FAIL

@@ -1,40 +1,48 @@
 """Score a typed oral answer against a checkpoint: concept matchers for its key points, known-wrong claims.
 
 The data lives in prompts.yaml: `concepts` (named sets of synonyms and notations, both languages), `claims`
-(known-wrong statements with the patterns that detect them and why they are wrong), and per checkpoint
-`rubric[].match` (the alternatives that show a key point) and `wrong` (the claim ids to look for).
+(known-wrong statements with what detects them and why they are wrong), and per checkpoint `rubric[].match` (the
+alternatives that show a key point) and `wrong` (the claim ids to look for).
 
 A match term is one of:
   "a phrase"   case-insensitive; spaces, '-' and '_' match any run of them (or none); an ASCII word edge at each end
-               that is a letter or digit, and an optional plural -s/-es after a final letter;
+               that is a letter or digit, and an optional plural -s/-es after a final letter; a Chinese first or last
+               character must sit at a word boundary of the answer as jieba segments it (块 is not inside 尾块);
   "stem*"      the phrase followed by any word characters ("coalesc*": coalesce, coalesced, coalescing);
   "@concept"   every term of that concept;
   "re:..."     a regular expression (over the normalised text, case-insensitive);
+  "!term"      the term *denied*: "!associativ*" is "not associative", "non-associative", "不满足结合律";
+A point about what does *not* happen (its English text has a negation: "extern kernels do not fuse") or with
+`polarity: either` credits its plain terms whether or not they are negated ("no extern kernel" states it); its
+"!terms" keep their polarity.
   [a, b, ...]  all of them in one sentence.
-A claim pattern is a regular expression; `{@concept}` inside it stands for the concept's alternatives.
 
-A claim found in a sentence does not count when the candidate denies it: a negation earlier in the same clause or
-inside the matched text ("program_id is not threadIdx"), or a rebuttal after it in the sentence ("... which only
-holds for the guide's example"). Claims that are themselves negative statements ("there is no erf") set
-`negative: true` and are only cancelled by a rebuttal. An answer passes when it makes no wrong claim and shows at
-least `need` key points (default: half of them, rounded up) including every `required` one.
+Scope (coach/oral/text.py): a phrase counts only where it is asserted. A key point is credited only by an
+alternative asserted in its clause ("fp add is associative" does not credit "!associativ*", "alignment doesn't
+matter" does not credit "alignment"); "not X but Y" asserts Y. A key point that is denied and nowhere credited is a
+wrong claim (its denial is false: key points are true) when the point says `denial: wrong`: then saying any of its
+alternatives the other way round ("alignment doesn't matter") fails the answer even if another alternative credits it.
+
+A claim is found by `patterns` (regular expressions; `{@concept}` inside one stands for the concept's alternatives)
+or by `concepts`: alternatives {all: [terms], none: [terms], within: sentence|clause}, every `all` term asserted in
+one sentence (or clause) with no `none` term in the clauses they span ({CUDA graphs} + {faster kernels} without
+{launch}); not in the antecedent of a conditional ("if you floor-divide, ..."). A claim found in a sentence does not count when the
+candidate denies it: a negation earlier in the same clause or inside the matched text ("program_id is not
+threadIdx"), or a rebuttal after it in the sentence ("... which only holds for the guide's example"). Pattern claims
+that are themselves negative statements ("there is no erf") set `negative: true` and are only cancelled by a
+rebuttal. An answer passes when it makes no wrong claim and shows at least `need` key points (default: half of them,
+rounded up) including every `required` one; `rule()` says so in words.
 """
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from coach.oral import text as T
+from coach.oral.text import normalise, sentences
 from grader.reporting.i18n import pick
 from grader.reporting.texts import checkpoints, load
-
-# ---------------------------------------------------------------------------------------------------------- text
-
-_REPLACE = {"×": "x", "−": "-", "–": "-", "≥": ">=", "≤": "<=", "’": "'", "‘": "'", "“": '"', "”": '"', "·": "*",
-            "∞": "inf"}
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|[。\n]+")
-_CLAUSE = re.compile(r"[,:;(\[]|\bbut\b|\bhowever\b|但是|但|不过|然而|其实|实际上", re.I)
 
 NEGATION = re.compile(
     r"\b(?:not|no|neither|nor|never|nothing|none|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|won't|can't|cannot|"
@@ -51,20 +59,10 @@ REBUTTAL = re.compile(
     r"for|in)\b|\bexcept\b|\bunless\b|\bis a (?:classic )?bug\b|\btoo (?:small|large|big)\b|'s wrong\b|"
     r"不对|是错的|错了|不成立|不是原因|不是主要原因|不准确|是误解|误导|只在|只对|只有在|不是(?:真的|真正的)?(?:规律|规则)|不是普遍|不存在|已经没有|除了|除非|"
     r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了|是编的|是虚构的|虚构", re.I)
+# A claim in the antecedent of a conditional is not asserted: "if you floor-divide instead, the tail is lost".
+CONDITIONAL = re.compile(r"\b(?:if|suppose|say you)\b|要是|如果|假如|假设|若是|万一|一旦写成", re.I)
 WRONG_LABEL = re.compile(r"^\s*(?:wrong|incorrect|bogus|错误的?|错的|不存在的)[^:]{0,30}:", re.I)  # "Wrong API names: a, b"
-
-
-def normalise(text: str) -> str:
-    """NFKC (full-width punctuation to ASCII), a few symbols to ASCII, one space between words. Case is kept (for
-    quoting the answer back); every pattern is compiled case-insensitive."""
-    t = unicodedata.normalize("NFKC", text or "")
-    for a, b in _REPLACE.items():
-        t = t.replace(a, b)
-    return " ".join(t.split())
-
-
-def sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE.split(text) if s.strip()]
+_CLAUSE = T.CLAUSE
 
 
 def _is_ascii_alnum(ch: str) -> bool:
@@ -111,15 +109,25 @@ def claims() -> dict:
     return load().get("claims", {}) or {}
 
 
+class Neg(str):
+    """A regular expression whose match must be denied to count (a "!term")."""
+
+
 def expand(term, seen: tuple = ()) -> list:
-    """A term as a list of alternatives, each a regex string or a tuple of regex strings (all in one sentence)."""
+    """A term as a list of alternatives, each a regex string (a Neg for a "!term") or a tuple of them (all in one
+    sentence)."""
     if isinstance(term, list):
         parts = [expand(t, seen) for t in term]
         if any(len(p) != 1 or isinstance(p[0], tuple) for p in parts):
             # [@concept, x]: any alternative of each part, all in one sentence: one regex per part
-            return [tuple("(?:" + "|".join(_flat(p)) + ")" for p in parts)]
+            return [tuple(_join(p) for p in parts)]
         return [tuple(p[0] for p in parts)]
     term = str(term)
+    if term.startswith("!"):
+        inner = expand(term[1:], seen)
+        if any(isinstance(a, tuple) for a in inner):
+            raise ValueError(f"{term!r}: a denied term cannot contain [all-of] terms")
+        return [Neg(a) for a in inner]
     if term.startswith("re:"):
         return [term[3:]]
     if term.startswith("@"):
@@ -144,6 +152,16 @@ def _flat(alternatives: list) -> list[str]:
     return out
 
 
+def _join(alternatives: list) -> str:
+    """One regex for the alternatives of one part; denied and asserted alternatives cannot be mixed in one part."""
+    flat = _flat(alternatives)
+    negs = {isinstance(a, Neg) for a in flat}
+    if len(negs) > 1:
+        raise ValueError("a part mixes denied (!) and asserted alternatives: split it into two alternatives")
+    body = "(?:" + "|".join(flat) + ")"
+    return Neg(body) if negs == {True} else body
+
+
 def concept_regex(name: str) -> str:
     return "(?:" + "|".join(_flat(expand("@" + name))) + ")"
 
@@ -157,11 +175,20 @@ def claim_regex(pattern: str) -> str:
 
 # ---------------------------------------------------------------------------------------------------------- compiled
 
+@dataclass(frozen=True)
+class Part:
+    pattern: re.Pattern
+    denied: bool = False          # a "!term": counts where the answer denies it
+    either: bool = False          # counts asserted or denied (a plain term of a point about what does not happen)
+
+
 @dataclass
 class Point:
     text: dict
-    alternatives: list            # compiled: re.Pattern or tuple of re.Pattern
+    alternatives: list            # tuples of Part, all in one sentence
     required: bool = False
+    denial_is_wrong: bool = False  # `denial: wrong`: saying any of its alternatives the other way round is a wrong claim
+    either: bool = False          # a point about what does *not* happen: a plain term counts negated or not
 
 
 @dataclass
@@ -172,6 +199,7 @@ class Claim:
     patterns: list
     negative: bool = False
     unless: re.Pattern | None = None
+    concepts: list = field(default_factory=list)   # [(tuple of Part, tuple of re.Pattern, bool)]: all, none, in a clause
 
 
 @dataclass
@@ -182,17 +210,38 @@ class Matcher:
     need: int
 
 
-def _compile_alt(alt):
-    if isinstance(alt, tuple):
-        return tuple(re.compile(a, re.I) for a in alt)
-    return re.compile(alt, re.I)
+def _part(regex: str, either: bool = False) -> Part:
+    neg = isinstance(regex, Neg)
+    return Part(re.compile(regex, re.I), neg, either and not neg)
+
+
+def _compile_alt(alt, either: bool = False) -> tuple:
+    return tuple(_part(a, either) for a in alt) if isinstance(alt, tuple) else (_part(alt, either),)
+
+
+def _terms_part(terms) -> tuple:
+    """The parts of a claim's `all` list: one Part per term (a concept's alternatives joined)."""
+    out = []
+    for t in terms:
+        alts = expand(t)
+        out.append(_part(_join(alts)))
+    return tuple(out)
 
 
 def compile_claim(claim_id: str, data: dict) -> Claim:
+    alts = []
+    for c in data.get("concepts") or []:
+        if c.get("within", "sentence") not in ("sentence", "clause"):
+            raise ValueError(f"claim {claim_id}: within is 'sentence' or 'clause'")
+        alts.append((_terms_part(c.get("all") or []),
+                     tuple(p.pattern for p in _terms_part(c.get("none") or [])), c.get("within") == "clause"))
+        if not alts[-1][0]:
+            raise ValueError(f"claim {claim_id}: a concepts alternative needs `all` terms")
     return Claim(cid=claim_id, claim=data.get("claim") or {}, why=data.get("why") or {},
                  patterns=[re.compile(claim_regex(p), re.I) for p in data.get("patterns") or []],
                  negative=bool(data.get("negative")),
-                 unless=re.compile(claim_regex(data["unless"]), re.I) if data.get("unless") else None)
+                 unless=re.compile(claim_regex(data["unless"]), re.I) if data.get("unless") else None,
+                 concepts=alts)
 
 
 def matcher_for(cid: str, cp: dict) -> Matcher:
@@ -206,8 +255,13 @@ def matcher_for(cid: str, cp: dict) -> Matcher:
         alts = []
         for t in terms or []:
             alts.extend(expand(t))
-        points.append(Point(text=item.get("point") or {}, alternatives=[_compile_alt(a) for a in alts],
-                            required=bool(item.get("required"))))
+        text = item.get("point") or {}
+        either = item.get("polarity", "either" if T.EN_NEG.search(str(text.get("en", ""))) else "asserted")
+        if either not in ("either", "asserted"):
+            raise ValueError(f"{cid}: polarity is 'either' or 'asserted', not {either!r}")
+        points.append(Point(text=text, alternatives=[_compile_alt(a, either == "either") for a in alts],
+                            required=bool(item.get("required")), denial_is_wrong=item.get("denial") == "wrong",
+                            either=either == "either"))
     found = []
     table = claims()
     for entry in cp.get("wrong") or []:
@@ -234,22 +288,54 @@ def matcher(cid: str) -> Matcher:
 class Score:
     cid: str
     passed: bool
-    points: list = field(default_factory=list)        # [{"point", "found"}]
+    points: list = field(default_factory=list)        # [{"point", "found", "denied"}]
     wrong_claims: list = field(default_factory=list)  # [{"id", "claim", "why", "quote"}]
     need: int = 0
+    required: list = field(default_factory=list)      # indices of the points that must be found
+    empty: bool = False
 
     @property
     def covered(self) -> list[int]:
         return [i for i, p in enumerate(self.points) if p["found"]]
 
-    def to_json(self) -> dict:
-        return {"id": self.cid, "passed": self.passed, "points": self.points, "wrong_claims": self.wrong_claims}
+    @property
+    def missing_required(self) -> list[int]:
+        return [i for i in self.required if not self.points[i]["found"]]
+
+    def to_json(self, lang: str = "en") -> dict:
+        return {"id": self.cid, "passed": self.passed, "points": self.points, "wrong_claims": self.wrong_claims,
+                "need": self.need, "rule": rule(self, lang)}
 
 
-def _alt_found(alt, text: str, sents: list[str]) -> bool:
-    if isinstance(alt, tuple):
-        return any(all(p.search(s) for p in alt) for s in sents)
-    return alt.search(text) is not None
+def _occurrences(d: T.Doc, part: Part, sent: tuple):
+    """(start, end, asserted) for each match of PART in the sentence: asserted when its polarity is the part's."""
+    for m in part.pattern.finditer(d.text, sent[0], sent[1]):
+        if m.end() == m.start() or not T.at_word_edges(d, m.start(), m.end()):
+            continue
+        if part.either:
+            yield m.start(), m.end(), True
+            continue
+        neg = T.denied(d, sent, m.start(), m.end())
+        yield m.start(), m.end(), neg == part.denied
+
+
+def _alt_state(d: T.Doc, alt: tuple) -> str | None:
+    """'asserted' when every part is asserted in one sentence, 'denied' when every part occurs in one sentence but one
+    is said the other way round, else None."""
+    state = None
+    for sent in d.spans:
+        occ = [list(_occurrences(d, p, sent)) for p in alt]
+        if not all(occ):
+            continue
+        if all(any(ok for *_, ok in o) for o in occ):
+            return "asserted"
+        state = "denied"
+    return state
+
+
+def point_state(d: T.Doc, p: Point) -> str | None:
+    states = {_alt_state(d, a) for a in p.alternatives}
+    return "asserted" if "asserted" in states else "denied" if "denied" in states else None
 
 
 def _denied(sentence: str, m: re.Match, negative: bool) -> bool:
@@ -260,47 +346,167 @@ def _denied(sentence: str, m: re.Match, negative: bool) -> bool:
     after = sentence[m.end():]
     if REBUTTAL.search(after) or WRONG_LABEL.search(sentence[:m.start()]):
         return True
-    if NEGATION.search(prefix):
+    if NEGATION.search(prefix) or CONDITIONAL.search(prefix):
         return True
     return not negative and NEGATION.search(m.group(0)) is not None
 
 
-def find_claims(claims_: list, text: str) -> list[tuple[Claim, str]]:
+def _concept_hit(d: T.Doc, alt: tuple, sent: tuple) -> bool:
+    """Every `all` part asserted in the sentence, no `none` term in the clauses they span, not in the antecedent of a
+    conditional, no rebuttal right after."""
+    parts, none, in_clause = alt
+    if in_clause:
+        clauses, pos = [], sent[0]
+        for c in T.CLAUSE.finditer(d.text, sent[0], sent[1]):
+            clauses.append((pos, c.start()))
+            pos = c.end()
+        clauses.append((pos, sent[1]))
+        return any(_concept_hit(d, (parts, none, False), c) for c in clauses if c[1] > c[0])
+    spans = []
+    for part in parts:
+        occ = [(a, b) for a, b, ok in _occurrences(d, part, sent) if ok]
+        if not occ:
+            return False
+        spans.append(occ[0])
+    first, last = min(a for a, _ in spans), max(b for _, b in spans)
+    lo, hi = T.clause_start(d, sent[0], first), T.clause_end(d, last, sent[1])
+    if any(p.search(d.text, lo, hi) for p in none):
+        return False
+    if CONDITIONAL.search(d.text, lo, first):
+        return False
+    # a rebuttal counts in the rest of the claim's clause and the next one ("..., which is wrong"), not three
+    # clauses on, where it is about something else ("..., otherwise the result is wrong")
+    stop = T.clause_end(d, min(hi + 1, sent[1]), sent[1])
+    s = d.text[sent[0]:sent[1]]
+    return not (REBUTTAL.search(d.text, last, stop) or WRONG_LABEL.search(s))
+
+
+def find_claims(claims_: list, d: T.Doc) -> list[tuple[Claim, str]]:
     """(claim, quoted text) for each claim the answer makes (first sentence that makes it)."""
     out = []
     for claim in claims_:
-        for s in sentences(text):
+        for sent in d.spans:
+            s = d.text[sent[0]:sent[1]]
             if claim.unless is not None and claim.unless.search(s):
                 continue
-            hit = None
-            for p in claim.patterns:
-                for m in p.finditer(s):
-                    if not _denied(s, m, claim.negative):
-                        hit = m
-                        break
-                if hit:
-                    break
+            hit = any(_concept_hit(d, alt, sent) for alt in claim.concepts)
+            if not hit:
+                hit = any(not _denied(s, m, claim.negative) for p in claim.patterns for m in p.finditer(s))
             if hit:
                 out.append((claim, s.strip()))
                 break
     return out
 
 
+def _denial_quote(d: T.Doc, p: Point) -> str:
+    """The first sentence where an alternative of P occurs only said the other way round ("alignment doesn't
+    matter" for a point that alignment is needed), or ''."""
+    for sent in d.spans:
+        for a in p.alternatives:
+            occ = [list(_occurrences(d, part, sent)) for part in a]
+            if all(occ) and not all(any(ok for *_, ok in o) for o in occ):
+                return d.text[sent[0]:sent[1]].strip()
+    return ""
+
+
+_PURE_CJK = re.compile(r"[\u3400-\u9fff]{2,}")
+
+
+def _literals(term) -> list[str]:
+    if isinstance(term, list):
+        return [w for t in term for w in _literals(t)]
+    t = str(term).lstrip("!")
+    return [t] if not t.startswith(("re:", "@")) and not t.endswith("*") and _PURE_CJK.fullmatch(t) else []
+
+
+@lru_cache(maxsize=1)
+def register_words() -> int:
+    """Give jieba the data's Chinese terms as words, so it does not cut them (归约维, 访存合并)."""
+    words = [w for terms in concepts().values() for w in _literals(terms)]
+    for cp in checkpoints().values():
+        for item in cp.get("rubric") or []:
+            words += _literals(item.get("match") or [])
+    for c in claims().values():
+        for alt in c.get("concepts") or []:
+            words += _literals(alt.get("all") or []) + _literals(alt.get("none") or [])
+    T.add_words(sorted(set(words)))
+    return len(words)
+
+
 def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
-    text = normalise(answer)
-    sents = sentences(text)
-    points = []
-    for p in m.points:
-        found = bool(text) and any(_alt_found(a, text, sents) for a in p.alternatives)
-        points.append({"point": pick(p.text, lang), "found": found})
-    wrong = [{"id": c.cid, "claim": pick(c.claim, lang), "why": pick(c.why, lang), "quote": quote}
-             for c, quote in find_claims(m.claims, text)] if text else []
+    register_words()
+    d = T.doc(answer)
+    empty = not d.text
+    points, wrong = [], []
+    for i, p in enumerate(m.points):
+        state = None if empty else point_state(d, p)
+        points.append({"point": pick(p.text, lang), "found": state == "asserted", "denied": state == "denied"})
+    if not empty:
+        wrong = [{"id": c.cid, "claim": pick(c.claim, lang), "why": pick(c.why, lang), "quote": quote}
+                 for c, quote in find_claims(m.claims, d)]
+        for i, (p, pt) in enumerate(zip(m.points, points)):
+            quote = _denial_quote(d, p) if p.denial_is_wrong else ""
+            if quote:
+                text = pick(p.text, lang)
+                wrong.append({"id": f"{m.cid}:denies-point-{i + 1}",
+                              "claim": pick(DENIAL["claim"], lang).format(point=text),
+                              "why": pick(DENIAL["why"], lang).format(point=text), "quote": quote})
     covered = sum(1 for p in points if p["found"])
-    required_ok = all(pt["found"] for pt, p in zip(points, m.points) if p.required)
-    passed = bool(text) and not wrong and required_ok and covered >= m.need
-    return Score(cid=m.cid, passed=passed, points=points, wrong_claims=wrong, need=m.need)
+    required = [i for i, p in enumerate(m.points) if p.required]
+    required_ok = all(points[i]["found"] for i in required)
+    passed = not empty and not wrong and required_ok and covered >= m.need
+    return Score(cid=m.cid, passed=passed, points=points, wrong_claims=wrong, need=m.need, required=required,
+                 empty=empty)
+
+
+DENIAL = {"claim": {"en": "denies a key point: {point}", "zh": "否认了一个要点：{point}"},
+          "why": {"en": "The point is true ({point}); the model answer explains it.",
+                  "zh": "这个要点是对的（{point}）；参考答案里有解释。"}}
 
 
 def score(cid: str, answer: str, lang: str = "en") -> Score:
     """Score ANSWER for checkpoint CID (KeyError for an unknown id)."""
     return score_text(matcher(cid), answer, lang)
+
+
+# ---------------------------------------------------------------------------------------------------------- the rule
+
+RULE = {
+    "need": {"en": "needs {need} of {n} key points ({how}){req} and no wrong claim",
+             "zh": "需要 {n} 个要点中的 {need} 个（{how}）{req}，且没有错误说法"},
+    "half": {"en": "half, rounded up", "zh": "一半，向上取整"},
+    "set": {"en": "set for this question", "zh": "本题设定"},
+    "req": {"en": ", including {which}", "zh": "，其中必须包括{which}"},
+    "passed": {"en": "passed: {c} of {n} found, no wrong claim", "zh": "通过：找到 {c}/{n} 个要点，没有错误说法"},
+    "wrong": {"en": "failed: it makes {k} wrong claim(s), which fails the answer whatever else it covers",
+              "zh": "未通过：有 {k} 个错误说法，不管覆盖了多少要点都不通过"},
+    "few": {"en": "failed: {c} of {n} found, {need} needed", "zh": "未通过：只找到 {c}/{n} 个要点，需要 {need} 个"},
+    "missing": {"en": "failed: the required point “{which}” is missing", "zh": "未通过：缺少必须的要点“{which}”"},
+    "empty": {"en": "failed: nothing was typed", "zh": "未通过：没有输入内容"},
+}
+
+
+def rule(s: Score, lang: str = "en", default_need: bool | None = None) -> str:
+    """The pass rule and why S passed or failed, in one sentence: "needs 2 of 3 key points (half, rounded up) and no
+    wrong claim; failed: 1 of 3 found, 2 needed"."""
+    n, c = len(s.points), len(s.covered)
+    if default_need is None:
+        default_need = s.need == (n + 1) // 2
+    req = ""
+    if s.required:
+        which = "、".join(s.points[i]["point"] for i in s.required) if lang == "zh" else \
+            ", ".join(f"“{s.points[i]['point']}”" for i in s.required)
+        req = pick(RULE["req"], lang).format(which=which)
+    head = pick(RULE["need"], lang).format(need=s.need, n=n, req=req,
+                                            how=pick(RULE["half" if default_need else "set"], lang))
+    if s.empty:
+        tail = pick(RULE["empty"], lang)
+    elif s.wrong_claims:
+        tail = pick(RULE["wrong"], lang).format(k=len(s.wrong_claims))
+    elif s.missing_required:
+        tail = pick(RULE["missing"], lang).format(which=s.points[s.missing_required[0]]["point"])
+    elif c < s.need:
+        tail = pick(RULE["few"], lang).format(c=c, n=n, need=s.need)
+    else:
+        tail = pick(RULE["passed"], lang).format(c=c, n=n)
+    return head + ("；" if lang == "zh" else "; ") + tail
