@@ -235,6 +235,7 @@ def inductor(name, file, raw, save, quiz, answers, device, backend, cold, timeou
     """
     from coach.inductor import view as inductor_view
     parsed = None if answers is None else [a.strip() for a in answers.split(",")]
+    quiz = quiz or parsed is not None  # answers are answers to the quiz
     sys.exit(inductor_view.command(name, file, raw, save, quiz, resolve_lang(lang), device=device, backend=backend,
                                    cold=cold, timeout=timeout, answers=parsed))
 

@@ -425,6 +425,13 @@ def run(mock: Mock, source, poll_s: float = 0.25, on_tick: Callable | None = Non
     return mock.scorecard()
 
 
+def empty_session(card: dict) -> bool:
+    """Nothing happened: no save was graded, no question answered or rated (an EOF at the start, a closed stdin).
+    Such a session is not an interview: saving it would mark every drill and question failed and due."""
+    return (not any(c.get("attempts") for c in card.get("code", []))
+            and not any(o.get("answered") or o.get("rating") is not None for o in card.get("oral", [])))
+
+
 def save(store, card: dict, now: float | None = None) -> dict:
     """Append the scorecard to history; move each drill's and checkpoint's review box."""
     now = time.time() if now is None else now
