@@ -17,7 +17,7 @@ import drills
 from grader.reporting import report
 from grader.run import runner
 from grader.reporting.i18n import pick
-from grader.intake.static import UnreadableFile
+from grader.intake.static import UnreadableFile, inspect_file
 from grader.reporting.texts import drill_texts
 from coach import names, path as drill_path
 from coach.errors import DrillError
@@ -132,7 +132,8 @@ def start(name: str, path: Path | None, force: bool, lang: str) -> int:
     texts = drill_texts(spec.name)
     out.print(f"[bold]{pick(texts.get('title'), lang) or spec.name}[/bold]")
     out.print(pick(texts.get("task"), lang), markup=False, highlight=False)
-    out.print(tr("wrote", lang, path=path, n=text.count("HOLE("), grade=shown_path(path)), markup=False,
+    holes = len(inspect_file(spec.skeleton_path).holes)  # the markers in code, not the word in a docstring
+    out.print(tr("wrote", lang, path=path, n=holes, grade=shown_path(path)), markup=False,
               highlight=False)
     return EXIT_OK
 

@@ -67,16 +67,25 @@ CLICK_WORDS = {"No such option": "没有这个选项", "Missing argument": "缺�
                "多余的参数", "Did you mean": "你是不是想输入"}
 
 
-def usage_error(e: click.exceptions.UsageError) -> DrillError:
-    """Click's multi-line usage error as one line: the message and which --help to read."""
+def usage_error(e: click.exceptions.UsageError, args: list | None = None) -> DrillError:
+    """Click's multi-line usage error as one line: the message and which --help to read. args: the command line
+    being parsed (for --json and --lang), else sys.argv."""
     message = e.format_message().replace("\n", " ")
     command = e.ctx.command_path if e.ctx is not None else "drill"
     lang = argv_lang()
+    as_json = None
+    if args is not None:
+        args = list(args)
+        as_json = "--json" in args
+        for i, a in enumerate(args):
+            if a == "--lang" and i + 1 < len(args) and args[i + 1] in ("en", "zh"):
+                lang = args[i + 1]
     zh = message
     for en_words, zh_words in CLICK_WORDS.items():
         zh = zh.replace(en_words, zh_words)
     return DrillError({"en": USAGE_HINT["en"].format(message=message, command=command),
-                       "zh": USAGE_HINT["zh"].format(message=zh, command=command)}, code=e.exit_code, lang=lang)
+                       "zh": USAGE_HINT["zh"].format(message=zh, command=command)}, code=e.exit_code, lang=lang,
+                      as_json=as_json)
 
 
 def show_os_error(e: OSError) -> DrillError:

@@ -1,4 +1,4 @@
-"""`--help` in Chinese when the learner's language is zh (`--lang zh`, $DRILL_LANG, $LANG): click's help, with each
+"""drill's click classes: usage errors as one line (coach.errors), and `--help` in Chinese when the learner's language is zh (`--lang zh`, $DRILL_LANG, $LANG): click's help, with each
 command's text and the shared options' texts swapped for their translations while the help is formatted."""
 from __future__ import annotations
 
@@ -55,6 +55,16 @@ OPTIONS = {
 
 
 class _Zh:
+    def parse_args(self, ctx, args):
+        """Click's usage errors (an unknown option, a missing argument) as drill's one line, and as the JSON error
+        object under --json, in click's standalone mode too."""
+        from coach.errors import usage_error
+
+        try:
+            return super().parse_args(ctx, list(args))
+        except click.exceptions.UsageError as e:
+            raise usage_error(e, args) from None
+
     def get_help(self, ctx):
         if argv_lang() != "zh":
             return super().get_help(ctx)
@@ -93,6 +103,14 @@ class Command(_Zh, click.Command):
 
 
 class Group(_Zh, click.Group):
+    def resolve_command(self, ctx, args):
+        from coach.errors import usage_error
+
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.UsageError as e:
+            raise usage_error(e, args) from None
+
     def format_commands(self, ctx, formatter):
         if argv_lang() != "zh":
             return super().format_commands(ctx, formatter)
