@@ -23,7 +23,7 @@ from coach import names, path as drill_path
 from coach.errors import DrillError
 from coach.status import working
 from coach.store import Store, atomic_write_text, drill_entry, record_grade
-from coach.ui import console
+from coach.ui import console, say
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -131,7 +131,7 @@ def start(name: str, path: Path | None, force: bool, lang: str) -> int:
                          lang=lang) from None
     texts = drill_texts(spec.name)
     out.print(f"[bold]{pick(texts.get('title'), lang) or spec.name}[/bold]")
-    out.print(pick(texts.get("task"), lang), markup=False, highlight=False)
+    say(out, pick(texts.get("task"), lang))
     holes = len(inspect_file(spec.skeleton_path).holes)  # the markers in code, not the word in a docstring
     out.print(tr("wrote", lang, path=path, n=holes, grade=shown_path(path)), markup=False,
               highlight=False)
@@ -209,8 +209,7 @@ def hint(name: str, reset: bool, lang: str) -> int:
         k = min(d.get("hints_seen", 0), len(hints) - 1)
         d["hints_seen"] = k + 1
     _warn(store)
-    console().print(f"[bold]{tr('hint', lang, k=k + 1, n=len(hints))}[/bold]  ", end="")
-    console().print(pick(hints[k], lang), markup=False, highlight=False)
+    say(console(), f"{tr('hint', lang, k=k + 1, n=len(hints))}  {pick(hints[k], lang)}")
     if k + 1 == len(hints):
         console().print(tr("last_hint", lang, name=spec.name), style="dim", markup=False)
     return EXIT_OK

@@ -424,3 +424,22 @@ def test_a_grade_in_a_terminal_says_what_it_is_doing(drill_home, tmp_path):
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def test_chinese_wraps_evenly_and_never_starts_a_line_with_punctuation():
+    from rich.cells import cell_len
+
+    from coach.ui import say
+    from grader.reporting.i18n import pick
+    from grader.reporting.texts import drill_texts
+
+    for name in ("fuse", "mask", "attention"):
+        con = Console(width=60, no_color=True, record=True)
+        say(con, pick(drill_texts(name).get("task"), "zh"))
+        lines = con.export_text().rstrip("\n").splitlines()
+        assert all(cell_len(ln) <= 59 for ln in lines), lines
+        assert all(ln[:1] not in "，。；：、）" for ln in lines), lines
+        from coach.ui import TOKENS
+        for ln, nxt in zip(lines, lines[1:]):  # not ragged: a line ends only where the next piece would not fit
+            first = TOKENS.findall(nxt)[0]
+            assert cell_len(ln) + 1 + cell_len(first) > 59 - 2, (ln, nxt)

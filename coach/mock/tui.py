@@ -19,7 +19,7 @@ from grader.reporting.i18n import pick
 from grader.reporting.texts import drill_texts
 from coach.mock import interview as M
 from coach.store import Store, record_grade
-from coach.ui import console
+from coach.ui import console, say
 
 T = {
     "header": {"en": "Mock interview: {n} drill(s), {minutes} of coding, then {q} question(s), {oral} each "
@@ -167,7 +167,7 @@ class TerminalUI:
 
     def say(self, text: str = "", style: str | None = None):
         self.clear_status()
-        self.con.print(text, style=style, markup=False, highlight=False)
+        say(self.con, text, style)
 
     def status(self, mock: M.Mock):
         if mock.phase != M.CODE:
