@@ -198,7 +198,7 @@ def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, kerne
 @main.command(cls=Command)
 @lang_option
 def progress(lang):
-    """Per drill and per checkpoint: attempts, passes, best times, last result, and what is due for review.
+    """Per drill and per checkpoint: attempts, passes, grade times, last result, and what is due for review.
 
     \b
     Reviews are spaced (Leitner boxes, keyed by drill and checkpoint ids): a pass

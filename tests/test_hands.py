@@ -364,11 +364,13 @@ def test_a_tensor_core_drill_says_its_clock(drill_home, tmp_path):
     code = ("import sys; import coach.mock.interview as M; M.pick_drills = lambda *a, **k: ['attention']; "
             "import cli; sys.argv = ['drill'] + sys.argv[1:]; cli.run()")
     env = dict(os.environ, DRILL_HOME=str(drill_home), NO_COLOR="1", DRILL_LANG="en", PYTHONPATH=str(ROOT))
-    for extra, words in (([], "40 min"), (["--minutes", "3"], "usually takes 40 min")):
-        r = subprocess.run([sys.executable, "-c", code, "mock", "--dir", str(tmp_path / f"m{len(extra)}")] + extra,
-                           cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=120)
-        assert words in r.stdout and "attention" in r.stdout, r.stdout + r.stderr
+    r = subprocess.run([sys.executable, "-c", code, "mock", "--dir", str(tmp_path / "m")], cwd=str(ROOT), env=env,
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    assert "40 min of coding" in r.stdout and "attention is a longer drill" in r.stdout, r.stdout + r.stderr
+    short = tui.clock_note(["attention"], 3.0, 3.0, "en")
+    assert "usually takes 40 min" in short and "3 min" in short
+    assert tui.clock_note(["mask"], None, 10.0, "en") is None and tui.clock_note(["mask"], 3.0, 3.0, "zh") is None
+    assert "40 分钟" in tui.clock_note(["attention", "mask"], None, 40.0, "zh")
 
 
 class FakeTTY:
@@ -443,3 +445,12 @@ def test_chinese_wraps_evenly_and_never_starts_a_line_with_punctuation():
         for ln, nxt in zip(lines, lines[1:]):  # not ragged: a line ends only where the next piece would not fit
             first = TOKENS.findall(nxt)[0]
             assert cell_len(ln) + 1 + cell_len(first) > 59 - 2, (ln, nxt)
+
+
+def test_check_rows_in_chinese():
+    from grader.reporting.i18n import check_detail
+
+    assert check_detail("36/36 calls", "zh") == "36/36 次调用"
+    assert check_detail("30/36 calls failed, first at size 1 on cpu", "zh") == "36 次调用中 30 次失败，首次在尺寸 1（cpu）"
+    assert check_detail("killed after 5 s on cpu", "zh") == "5 秒后被终止（cpu）"
+    assert check_detail("36/36 calls", "en") == "36/36 calls"

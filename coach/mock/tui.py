@@ -320,6 +320,19 @@ def scorecard_tables(card: dict, lang: str) -> list[Table]:
     return [code, oral]
 
 
+def clock_note(names: list[str], asked: float | None, minutes: float, lang: str) -> str | None:
+    """Said when the drills are dealt: a tensor-core drill's own longer clock, or a clock much shorter than it."""
+    if not names:
+        return None
+    longest = max(names, key=lambda n: drills.get_spec(n).mock_minutes or 0)
+    default = drills.get_spec(longest).mock_minutes
+    if default and asked is None:
+        return tr("clock_default", lang, minutes=human(minutes * 60, lang), drill=longest, default=default)
+    if default and asked is not None and asked < default / 2:
+        return tr("clock_short", lang, minutes=human(minutes * 60, lang), drill=longest, default=default)
+    return None
+
+
 def default_folder() -> Path:
     return Path.cwd() / f"mock-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
 
@@ -367,14 +380,9 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
     ui.say(tr("header", lang, n=len(tasks), minutes=human(minutes * 60, lang), q=len(questions),
               oral=human(oral_seconds, lang)), style="bold")
     ui.say(tr("folder", lang, dir=folder))
-    longest = max(names, key=lambda n: drills.get_spec(n).mock_minutes or 0)
-    default = drills.get_spec(longest).mock_minutes
-    if default and asked_minutes is None:
-        ui.say(tr("clock_default", lang, minutes=human(minutes * 60, lang), drill=longest, default=default),
-               style="yellow")
-    elif default and asked_minutes is not None and asked_minutes < default / 2:
-        ui.say(tr("clock_short", lang, minutes=human(minutes * 60, lang), drill=longest, default=default),
-               style="yellow")
+    note = clock_note(names, asked_minutes, minutes, lang)
+    if note:
+        ui.say(note, style="yellow")
     try:
         with worker.warm():  # every save is graded in a fork of one warm process, ended on the way out
             card = M.run(mock, StdinInput(), poll_s=0.25, on_tick=ui.status)

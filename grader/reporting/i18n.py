@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 LANGS = ("en", "zh")
 
@@ -485,6 +486,24 @@ CHECK_NAMES_ZH = {
 
 def check_name(name: str, lang: str) -> str:
     return CHECK_NAMES_ZH.get(name, name) if lang == "zh" else name
+
+
+CHECK_DETAILS_ZH = [  # the runner's check details (grader/run/runner.py), in Chinese
+    (re.compile(r"^(\d+)/(\d+) calls failed, first at size (\S+) on (\w+)$"), r"\2 次调用中 \1 次失败，首次在尺寸 \3（\4）"),
+    (re.compile(r"^(\d+)/(\d+) calls$"), r"\1/\2 次调用"),
+    (re.compile(r"^killed after (\S+) s on (\w+)$"), r"\1 秒后被终止（\2）"),
+    (re.compile(r"^syntax error at line (\d+)$"), r"第 \1 行有语法错误"),
+    (re.compile(r"^the grading process died \((.+)\)$"), r"评测进程意外退出（\1）"),
+]
+
+
+def check_detail(detail: str, lang: str) -> str:
+    if lang != "zh":
+        return detail
+    for pattern, zh in CHECK_DETAILS_ZH:
+        if pattern.match(detail):
+            return pattern.sub(zh, detail)
+    return detail
 
 
 def t(key: str, lang: str, **kw) -> str:

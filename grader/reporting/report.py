@@ -11,7 +11,7 @@ from rich.text import Text
 from drills import get_spec
 from grader.reporting import fusion_report
 from grader.reporting import learner_output, limits_report
-from grader.reporting.i18n import DIAGNOSES, check_name, pick, t
+from grader.reporting.i18n import DIAGNOSES, check_detail, check_name, pick, t
 from grader.reporting.texts import checkpoints_for
 
 TILE_STYLE = {"o": ("■", "green"), "x": ("✗", "red"), ".": ("·", "grey50"), "!": ("!", "bold magenta")}
@@ -330,7 +330,7 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
     if v.checks:
         table = Table(show_header=False, box=None, padding=(0, 1))
         for c in v.checks:
-            table.add_row("✓" if c["passed"] else "✗", check_name(c["name"], lang), Text(str(c.get("detail") or ""), style="dim"),
+            table.add_row("✓" if c["passed"] else "✗", check_name(c["name"], lang), Text(check_detail(str(c.get("detail") or ""), lang), style="dim"),
                           style=None if c["passed"] else "red")
         parts.append(Text(t("checks", lang) + ":", style="bold"))
         parts.append(table)
