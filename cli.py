@@ -4,6 +4,7 @@ Thin click commands; each calls functions in grader/ or coach/.
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import click
 
 import drills
 from coach import actions
-from coach.oral import checkpoints as checkpoints_mod
+from coach.errors import DrillError, usage_error
+from coach.help_zh import Command, Group
 from grader.reporting.i18n import resolve_lang
 
 DEVICE = click.Choice(["auto", "cuda", "cpu"])
@@ -22,16 +24,27 @@ def complete_drill(ctx, param, incomplete):
     return [n for n in drills.names() if n.startswith(incomplete)]
 
 
-lang_option = click.option("--lang", type=LANG, default=None, help="Language: en or zh (default: $DRILL_LANG, then $LANG).")
+# Eager: parsed first, so that an error raised while parsing the others (a drill name) is said in this language
+# and, under --json, as the JSON error object.
+lang_option = click.option("--lang", type=LANG, default=None, is_eager=True,
+                           help="Language: en or zh (default: $DRILL_LANG, then $LANG).")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def json_option(help_text: str):
+    return click.option("--json", "as_json", is_flag=True, is_eager=True, help=help_text)
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="drill", message="%(prog)s %(version)s")
+@click.option("--lang", type=LANG, default=None, is_eager=True, expose_value=False,
+              callback=lambda ctx, param, value: value and os.environ.__setitem__("DRILL_LANG", value),
+              help="Language of every command: en or zh (default: $DRILL_LANG, then $LANG).")
 def main():
     """Practise Triton and torch.compile for GPU-kernel interviews.
 
     \b
-    drill list                     the drills, with your status
+    drill list                     the drills in the order to learn them, with your status
+    drill next                     the next drill to do, and the command that starts it
     drill start mask               write the mask drill's skeleton to ./mask.py
     drill grade mask.py            grade it (CUDA if present, else Triton's interpreter)
     drill hint mask                one hint at a time
@@ -39,20 +52,27 @@ def main():
     drill checkpoints mask         the spoken-answer checkpoints of a drill
     drill checkpoints why-mask --answer "..."   score a typed answer
     drill mock --minutes 15        a timed mock interview, then a scorecard
-    drill progress                 attempts, best times, what is due for review
+    drill progress                 attempts, grade times, what is due for review
     drill inductor fuse            torch.compile's kernel beside yours
     drill bench my_fuse.py         (GPU) size sweep vs eager and torch.compile
     """
 
 
-@main.command("list")
+@main.command("list", cls=Command)
 @lang_option
 def list_cmd(lang):
-    """List the drills, with your attempts and passes."""
+    """List the drills in the order to learn them, with your attempts and passes."""
     actions.list_drills(resolve_lang(lang))
 
 
-@main.command()
+@main.command("next", cls=Command)
+@lang_option
+def next_cmd(lang):
+    """The first drill not yet passed, in the guide's order, and the command that starts it."""
+    sys.exit(actions.next_drill(resolve_lang(lang)))
+
+
+@main.command(cls=Command)
 @click.argument("name", shell_complete=complete_drill)
 @click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite PATH, keeping the old file as PATH.bak (or .bak.N).")
@@ -62,31 +82,38 @@ def start(name, path, force, lang):
     sys.exit(actions.start(name, path, force, resolve_lang(lang)))
 
 
-@main.command()
+@main.command(cls=Command)
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--drill", "drill_name", shell_complete=complete_drill, help="Grade as this drill (default: the file's `# drill:` line).")
 @click.option("--device", type=DEVICE, default="auto", show_default=True, help="Where the kernel runs.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
+@json_option("Print one JSON object instead of the report.")
+@click.option("--format", "fmt", type=click.Choice(["report", "gcc"]), default="report", show_default=True,
+              help="gcc: `file:line:col: error: message` lines, for vim's quickfix and VS Code's problem matchers.")
+@click.option("--show-fix", is_flag=True, help="Always show the code of the fix (by default it comes with the last "
+                                               "hint or a second failure of the same kind).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the generated inputs.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, help="Seconds before the grade is killed (default: the drill's).")
 @click.option("--watch", is_flag=True, help="Grade again on every save (polls the file's modification time) or on "
                                             "Enter; Ctrl-C stops (exit code 130; the last grade's result is said).")
 @lang_option
-def grade(file, drill_name, device, as_json, seed, timeout, watch, lang):
+def grade(file, drill_name, device, as_json, fmt, show_fix, seed, timeout, watch, lang):
     """Grade FILE against eager PyTorch. Exit code: 0 pass, 1 fail, 2 usage or unreadable file."""
     lang = resolve_lang(lang)
+
+    def once():
+        return actions.grade(file, drill_name, device, as_json, seed, timeout, lang, fmt=fmt, show_fix=show_fix)
     if watch:
         from coach.watch import watch_cli
-        sys.exit(watch_cli(file, lambda: actions.grade(file, drill_name, device, as_json, seed, timeout, lang), lang))
-    sys.exit(actions.grade(file, drill_name, device, as_json, seed, timeout, lang))
+        sys.exit(watch_cli(file, once, lang))
+    sys.exit(once())
 
 
-@main.command()
+@main.command(cls=Command)
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--drill", "drill_name", shell_complete=complete_drill, help="Bench as this drill (default: the file's `# drill:` line).")
 @click.option("--sizes", default=None, help="Sizes: 4096,65536 or 2^12..2^27; shapes for matmul, attention, softmax...: 1024x1024x1024,4096x4096x512 (default: the drill's sweep).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write a GB/s-vs-size plot, TFLOPS for matmul and attention (needs matplotlib).")
-@click.option("--json", "as_json", is_flag=True, help="Print the sweep as JSON.")
+@json_option("Print the sweep as JSON.")
 @lang_option
 def bench(file, drill_name, sizes, plot_path, as_json, lang):
     """Size sweep of FILE's kernel vs eager and torch.compile: GB/s, or TFLOPS for matmul and attention (needs a GPU; exit 2 without one)."""
@@ -94,7 +121,7 @@ def bench(file, drill_name, sizes, plot_path, as_json, lang):
     sys.exit(bench_action.run(file, drill_name, sizes, plot_path, as_json, resolve_lang(lang)))
 
 
-@main.command()
+@main.command(cls=Command)
 @click.argument("name", shell_complete=complete_drill)
 @click.option("--reset", is_flag=True, help="Start the hints of NAME again from the first.")
 @lang_option
@@ -103,11 +130,12 @@ def hint(name, reset, lang):
     sys.exit(actions.hint(name, reset, resolve_lang(lang)))
 
 
-@main.command()
+@main.command(cls=Command)
 @click.argument("name", shell_complete=complete_drill)
-def solution(name):
-    """Print the reference solution of drill NAME."""
-    sys.exit(actions.solution(name))
+@lang_option
+def solution(name, lang):
+    """Print the reference solution of drill NAME (its `# drill:` line names NAME: save it and grade it)."""
+    sys.exit(actions.solution(name, resolve_lang(lang)))
 
 
 def complete_drill_or_checkpoint(ctx, param, incomplete):
@@ -115,10 +143,10 @@ def complete_drill_or_checkpoint(ctx, param, incomplete):
     return [n for n in list(drills.names()) + list(checkpoint_table()) if n.startswith(incomplete)]
 
 
-@main.command()
+@main.command(cls=Command)
 @click.argument("name", required=False, shell_complete=complete_drill_or_checkpoint)
 @click.option("--answer", default=None, help="Score this typed answer to checkpoint NAME ('-' reads stdin).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (with --answer: id, passed, points, wrong_claims).")
+@json_option("Print JSON (with --answer: id, passed, points, wrong_claims).")
 @lang_option
 def checkpoints(name, answer, as_json, lang):
     """Print the spoken-answer checkpoints (all, a drill's, or one by id): question, model answer, key points.
@@ -130,12 +158,10 @@ def checkpoints(name, answer, as_json, lang):
     With --answer: exit 0 when the answer passes, 1 when not, 2 for an unknown id.
     """
     lang = resolve_lang(lang)
-    if answer is not None:
-        sys.exit(checkpoints_mod.score_answer(name, answer, lang, as_json))
-    sys.exit(checkpoints_mod.show(name, lang, as_json))
+    sys.exit(actions.checkpoints(name, answer, lang, as_json))
 
 
-@main.command()
+@main.command(cls=Command)
 @click.option("--minutes", type=click.FloatRange(min=0.1), default=None,
               help="The coding clock, in minutes (default 10; 25-40 when a tensor-core drill is drawn). The oral "
                    "round has its own clock per question.")
@@ -169,10 +195,10 @@ def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, kerne
                                 kernel_questions=kernel_questions))
 
 
-@main.command()
+@main.command(cls=Command)
 @lang_option
 def progress(lang):
-    """Per drill and per checkpoint: attempts, passes, best times, last result, and what is due for review.
+    """Per drill and per checkpoint: attempts, passes, grade times, last result, and what is due for review.
 
     \b
     Reviews are spaced (Leitner boxes, keyed by drill and checkpoint ids): a pass
@@ -183,7 +209,7 @@ def progress(lang):
     sys.exit(progress_mod.show(resolve_lang(lang)))
 
 
-@main.command()
+@main.command(cls=Command)
 @click.argument("name", shell_complete=complete_drill)
 @click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path),
               help="Your kernel file, lined up piece by piece with Inductor's (read, never run).")
@@ -209,6 +235,7 @@ def inductor(name, file, raw, save, quiz, answers, device, backend, cold, timeou
     """
     from coach.inductor import view as inductor_view
     parsed = None if answers is None else [a.strip() for a in answers.split(",")]
+    quiz = quiz or parsed is not None  # answers are answers to the quiz
     sys.exit(inductor_view.command(name, file, raw, save, quiz, resolve_lang(lang), device=device, backend=backend,
                                    cold=cold, timeout=timeout, answers=parsed))
 
@@ -229,9 +256,18 @@ def run() -> None:
     except Terminated as t:
         end_all()
         sys.exit(128 + t.signum)
+    except click.exceptions.UsageError as e:  # click's own (an unknown option): one line, and JSON under --json
+        err = usage_error(e)
+        err.show()
+        sys.exit(err.exit_code)
     except click.ClickException as e:
         e.show()
         sys.exit(e.exit_code)
+    except OSError as e:  # a file or folder the learner named that cannot be used: one line, exit 2
+        err = DrillError({"en": f"cannot use {e.filename or ''}: {e.strerror or e}",
+                          "zh": f"无法使用 {e.filename or ''}：{e.strerror or e}"})
+        err.show()
+        sys.exit(err.exit_code)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -67,6 +67,18 @@ def env_for(home: Path) -> dict:
                 PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 
+def import_floor(runs: int, env: dict) -> dict:
+    """`python -c "import torch, triton"`, whole process: no fresh-process grade can be faster than this."""
+    rows = []
+    for _ in range(runs):
+        before = load()
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import torch, triton"], env=env, capture_output=True, timeout=300,
+                       check=True)
+        rows.append({"wall_s": round(time.perf_counter() - t0, 3), "load_before": before, "load_after": load()})
+    return summary(rows)
+
+
 def cold(file: Path, device: str, runs: int, env: dict) -> dict:
     """`drill grade FILE --json`, whole process; the child's phases from its JSON."""
     rows = []
@@ -193,6 +205,8 @@ def main(argv=None) -> int:
         env = env_for(tmp / "home")
         target = tmp / a.file.name
         target.write_text(a.file.read_text(encoding="utf-8"), encoding="utf-8")
+        result["import_floor"] = import_floor(a.runs, env)
+        print_row('import floor: python -c "import torch, triton"', result["import_floor"])
         result["cold"] = cold(target, a.device, a.runs, env)
         print_row("cold drill grade (process start to exit)", result["cold"])
         result["warm"] = warm(target, a.device, a.runs, env)

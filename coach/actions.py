@@ -1,7 +1,11 @@
-"""What each CLI command does, as plain functions returning exit codes (0 ok, 1 fail, 2 usage)."""
+"""What each CLI command does, as plain functions returning exit codes (0 ok, 1 fail, 2 usage).
+
+Errors a learner can reach raise coach.errors.DrillError: one line in their language, the exit code, and under
+--json the same error object as every other command."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -13,39 +17,74 @@ import drills
 from grader.reporting import report
 from grader.run import runner
 from grader.reporting.i18n import pick
-from grader.intake.static import UnreadableFile
+from grader.intake.static import UnreadableFile, inspect_file
 from grader.reporting.texts import drill_texts
+from coach import names, path as drill_path
+from coach.errors import DrillError
+from coach.status import working
 from coach.store import Store, atomic_write_text, drill_entry, record_grade
-from coach.ui import console
+from coach.ui import console, say
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
+T = {
+    "list_title": {"en": "drills, in the order to learn them (`drill next` picks the next one)",
+                   "zh": "练习（按学习顺序；`drill next` 给出下一个）"},
+    "list_cols": {"en": ("#", "drill", "title", "from", "tries", "passes", "last"),
+                  "zh": ("#", "练习", "标题", "出处", "尝试", "通过", "上次")},
+    "pass": {"en": "pass", "zh": "通过"},
+    "exists": {"en": "{path} exists; not overwriting it. Use another PATH, or --force (the old file is kept as a .bak).",
+               "zh": "{path} 已存在，不会覆盖。换一个 PATH，或用 --force（旧文件会保存为 .bak）。"},
+    "no_folder": {"en": "the folder {folder} does not exist; create it first (mkdir -p {folder}) or pick another PATH",
+                  "zh": "文件夹 {folder} 不存在；先创建它（mkdir -p {folder}），或换一个 PATH"},
+    "cannot_write": {"en": "cannot write {path}: {why}; pick another PATH",
+                     "zh": "无法写入 {path}：{why}；换一个 PATH"},
+    "kept": {"en": "kept your old file as {path}", "zh": "旧文件已保存为 {path}"},
+    "wrote": {"en": "wrote {path}  —  fill the HOLE(...)s ({n} to fill), then: drill grade {grade}",
+              "zh": "已写入 {path}  ——  填好 HOLE(...)（共 {n} 处），然后运行：drill grade {grade}"},
+    "no_hints": {"en": "no hints for {name}", "zh": "{name} 没有提示"},
+    "hint": {"en": "hint {k}/{n}", "zh": "提示 {k}/{n}"},
+    "last_hint": {"en": "(that was the last one; `drill solution {name}` shows the reference)",
+                  "zh": "（这是最后一条；`drill solution {name}` 显示参考答案）"},
+    "solution_head": {"en": "reference solution of {name} (`drill solution {name} > {slug}.py` saves it)",
+                      "zh": "{name} 的参考答案（`drill solution {name} > {slug}.py` 可保存）"},
+    "grading": {"en": "grading {file}", "zh": "正在评测 {file}"},
+    "next": {"en": "next: {name} — {title}  (step {k}/{n} on the path, {from_}; {passed} of {n} passed)",
+             "zh": "下一个：{name} —— {title}（路线第 {k}/{n} 步，{from_}；已通过 {passed}/{n}）"},
+    "next_start": {"en": "  drill start {name}", "zh": "  drill start {name}"},
+    "next_grade": {"en": "  drill grade {file}   (your file is already there)",
+                   "zh": "  drill grade {file}   （你的文件已经在了）"},
+    "all_passed": {"en": "every drill has passed. Next: `drill mock` (what is due for review comes first), or "
+                         "`drill progress`.",
+                   "zh": "所有练习都已通过。下一步：`drill mock`（优先考该复习的内容），或 `drill progress`。"},
+}
 
-def _spec_or_usage(name: str):
-    try:
-        return drills.get_spec(name)
-    except KeyError as e:
-        console(stderr=True).print(f"drill: {e.args[0]}")
-        return None
+
+def tr(key: str, lang: str, **kw):
+    v = T[key].get(lang, T[key]["en"])
+    return v.format(**kw) if kw else v
 
 
 def _warn(store: Store) -> None:
     for w in store.warnings:
-        console(stderr=True).print(w, style="yellow")
+        console(stderr=True).print(w, style="yellow", markup=False, highlight=False)
 
 
 def list_drills(lang: str) -> None:
     store = Store()
     state = store.read()
     _warn(store)
-    table = Table(title="drills")
-    for col in ("drill", "title", "holes", "attempts", "passes", "last"):
-        table.add_column(col, no_wrap=col == "drill")  # a name you type must stay whole
-    for spec in (drills.get_spec(n) for n in drills.names()):
+    table = Table(title=tr("list_title", lang))
+    cols = tr("list_cols", lang)
+    for col in cols:
+        table.add_column(col, no_wrap=col in (cols[0], cols[1]))  # a name you type must stay whole
+    for i, name in enumerate(drill_path.order(), 1):
+        spec = drills.get_spec(name)
         d = state["drills"].get(spec.name, {})
         last = d.get("last") or {}
-        status = "" if not last else ("pass" if last.get("passed") else last.get("diagnosis") or "fail")
-        table.add_row(spec.name, pick(drill_texts(spec.name).get("title"), lang), ", ".join(spec.holes),
+        status = "" if not last else (tr("pass", lang) if last.get("passed") else last.get("diagnosis") or "fail")
+        table.add_row(str(i), spec.name, pick(drill_texts(spec.name).get("title"), lang),
+                      pick(drill_path.stage(spec.name), lang),
                       str(d.get("attempts", 0)), str(d.get("passes", 0)), status)
     console().print(table)
 
@@ -59,60 +98,109 @@ def backup_path(path: Path) -> Path:
     return candidate
 
 
+def shown_path(path: Path) -> str:
+    """PATH as the learner types it from here: relative to the working folder when inside it."""
+    try:
+        return str(Path(os.path.abspath(path)).relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def start(name: str, path: Path | None, force: bool, lang: str) -> int:
-    spec = _spec_or_usage(name)
-    if spec is None:
-        return EXIT_USAGE
+    spec = drills.get_spec(names.resolve(name, lang))
     path = Path(path) if path else Path.cwd() / f"{spec.slug}.py"
     out = console()
-    if path.exists():
+    folder = Path(os.path.abspath(path)).parent
+    if not folder.is_dir():  # never create folders the learner did not ask for
+        raise DrillError({k: T["no_folder"][k].format(folder=folder) for k in ("en", "zh")}, lang=lang)
+    if path.exists() or path.is_symlink():
         if not force:
-            console(stderr=True).print(f"drill: {path} exists; not overwriting it. Use another PATH, or --force "
-                                       f"(the old file is kept as a .bak).")
-            return EXIT_USAGE
-        kept = backup_path(path)
-        shutil.copy2(path, kept)
-        out.print(f"kept your old file as {kept}")
-    atomic_write_text(path, spec.skeleton_path.read_text(encoding="utf-8"))
+            raise DrillError({k: T["exists"][k].format(path=path) for k in ("en", "zh")}, lang=lang)
+        if not path.is_file():
+            raise DrillError({k: T["cannot_write"][k].format(path=path, why="not a regular file")
+                              for k in ("en", "zh")}, lang=lang)
+    text = spec.skeleton_path.read_text(encoding="utf-8")
+    try:
+        if path.exists():
+            kept = backup_path(path)
+            shutil.copy2(path, kept)
+            out.print(tr("kept", lang, path=kept), markup=False, highlight=False)
+        atomic_write_text(path, text, mode=0o666)  # what any editor would create: 0666 less the umask
+    except OSError as e:
+        raise DrillError({k: T["cannot_write"][k].format(path=path, why=e.strerror or e) for k in ("en", "zh")},
+                         lang=lang) from None
     texts = drill_texts(spec.name)
     out.print(f"[bold]{pick(texts.get('title'), lang) or spec.name}[/bold]")
-    out.print(pick(texts.get("task"), lang))
-    out.print(f"wrote {path}  —  fill the HOLE(...)s, then: drill grade {path.name}")
+    say(out, pick(texts.get("task"), lang))
+    holes = len(inspect_file(spec.skeleton_path).holes)  # the markers in code, not the word in a docstring
+    out.print(tr("wrote", lang, path=path, n=holes, grade=shown_path(path)), markup=False,
+              highlight=False)
     return EXIT_OK
 
 
+ZH_PREFIXES = {"no such file: ": "没有这个文件：", "not a file: ": "不是文件：", "not a UTF-8 text file: ":
+               "不是 UTF-8 文本文件：", "cannot read ": "无法读取 ",
+               "the file does not name its drill (a line `# drill: NAME`); pass --drill NAME":
+               "文件没有写明它是哪个练习（一行 `# drill: NAME`）；请加 --drill NAME"}
+
+
+def zh_message(message: str) -> str:
+    """The grader's usage errors (missing file, no `# drill:` line) in Chinese; anything else as it is."""
+    for en, zh in ZH_PREFIXES.items():
+        if message.startswith(en):
+            return zh + message[len(en):]
+    return message
+
+
+def show_fix_now(state: dict, v, hints: list) -> bool:
+    """Progressive disclosure: the fix's code once this hole has failed before (the previous grade of the drill
+    failed the same way) or once the hints reached their last (code) step."""
+    d = (state.get("drills") or {}).get(v.drill) or {}
+    last = d.get("last") or {}
+    if last and not last.get("passed") and last.get("diagnosis") == v.diagnosis:
+        return True
+    return bool(hints) and d.get("hints_seen", 0) >= len(hints)
+
+
 def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: int, timeout: float | None,
-          lang: str) -> int:
-    err = console(stderr=True)
+          lang: str, fmt: str = "report", show_fix: bool = False) -> int:
+    if drill_name:
+        drill_name = names.resolve(drill_name, lang, as_json)
     try:
-        verdict = runner.grade(file, drill=drill_name, device=device, seed=seed, timeout=timeout)
+        with working(tr("grading", lang, file=Path(file).name), lang, "reading the file") as say:
+            verdict = runner.grade(file, drill=drill_name, device=device, seed=seed, timeout=timeout, progress=say)
     except (UnreadableFile, runner.DeviceUnavailable, KeyError) as e:
         message = str(e.args[0]) if e.args else str(e)
-        if as_json:  # a machine reading stdout still gets one object
-            print(json.dumps({"error": message, "passed": False, "exit_code": EXIT_USAGE}))
-        err.print(f"drill: {message}")
-        return EXIT_USAGE
+        if isinstance(e, KeyError) and message.startswith("unknown drill"):  # the file's `# drill:` line
+            wanted = message.split("'")[1] if "'" in message else message
+            raise DrillError(names.unknown_texts(wanted), lang=lang, as_json=as_json) from None
+        raise DrillError({"en": message, "zh": zh_message(message)}, lang=lang, as_json=as_json) from None
     store = Store()
+    state = store.read()
+    reveal = show_fix or show_fix_now(state, verdict, drill_texts(verdict.drill).get("hints", []))
+    # The verdict first: recording it can only add a warning, never hide what was computed.
+    if as_json:
+        print(report.verdict_json(verdict))
+    elif fmt == "gcc":
+        for line in report.gcc_lines(verdict, lang):
+            print(line)
+    else:
+        report.print_verdict(verdict, lang, console(), show_fix=reveal)
+    sys.stdout.flush()
     try:
         if verdict.graded:  # drill's internal error or a CPU limitation is no attempt of the learner's
             record_grade(store, verdict)
-    except OSError as e:  # progress is a convenience: never lose a verdict over it
-        err.print(f"drill: could not save progress ({e})", style="yellow")
+    except Exception as e:  # noqa: BLE001 - progress is a convenience: never lose a verdict over it
+        console(stderr=True).print(f"drill: could not save progress ({e})", style="yellow", markup=False)
     _warn(store)
-    if as_json:
-        print(report.verdict_json(verdict))
-    else:
-        report.print_verdict(verdict, lang, console())
     return EXIT_OK if verdict.passed else EXIT_FAIL if verdict.graded else EXIT_USAGE
 
 
 def hint(name: str, reset: bool, lang: str) -> int:
-    spec = _spec_or_usage(name)
-    if spec is None:
-        return EXIT_USAGE
+    spec = drills.get_spec(names.resolve(name, lang))
     hints = drill_texts(spec.name).get("hints", [])
     if not hints:
-        console().print(f"no hints for {spec.name}")
+        console().print(tr("no_hints", lang, name=spec.name))
         return EXIT_OK
     store = Store()
     with store.update() as state:
@@ -122,21 +210,106 @@ def hint(name: str, reset: bool, lang: str) -> int:
         k = min(d.get("hints_seen", 0), len(hints) - 1)
         d["hints_seen"] = k + 1
     _warn(store)
-    console().print(f"[bold]hint {k + 1}/{len(hints)}[/bold]  {pick(hints[k], lang)}")
+    say(console(), f"{tr('hint', lang, k=k + 1, n=len(hints))}  {pick(hints[k], lang)}")
     if k + 1 == len(hints):
-        console().print("(that was the last one; `drill solution " + spec.name + "` shows the reference)",
-                        style="dim")
+        console().print(tr("last_hint", lang, name=spec.name), style="dim", markup=False)
     return EXIT_OK
 
 
-def solution(name: str) -> int:
-    spec = _spec_or_usage(name)
-    if spec is None:
-        return EXIT_USAGE
-    text = spec.solution_path.read_text(encoding="utf-8")
+def solution_text(spec) -> str:
+    """The reference, its `# drill:` line naming the drill asked for: a family shares one solution file, and
+    saving and grading what `drill solution mask` printed records the pass under mask."""
+    lines = spec.solution_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    for i, ln in enumerate(lines[:5]):
+        if ln.startswith("# drill:"):
+            lines[i] = f"# drill: {spec.name}\n"
+            break
+    else:
+        lines.insert(0, f"# drill: {spec.name}\n")
+    return "".join(lines)
+
+
+def solution(name: str, lang: str = "en") -> int:
+    spec = drills.get_spec(names.resolve(name, lang))
+    text = solution_text(spec)
     if not sys.stdout.isatty():  # `drill solution NAME > f.py`: the file byte for byte, no wrapping or styling
         sys.stdout.write(text)
         sys.stdout.flush()
         return EXIT_OK
-    console().print(Syntax(text, "python", line_numbers=False, theme="ansi_dark"), soft_wrap=True)
+    console().print(tr("solution_head", lang, name=spec.name, slug=spec.slug), style="dim", markup=False)
+    console().print(Syntax(text, "python", line_numbers=True, theme="ansi_dark"), soft_wrap=True)
     return EXIT_OK
+
+
+def next_drill(lang: str) -> int:
+    """`drill next`: the first drill on the path not yet passed, and the command that starts (or grades) it."""
+    store = Store()
+    state = store.read()
+    _warn(store)
+    order = drill_path.order()
+    name = drill_path.next_drill(state)
+    out = console()
+    if name is None:
+        out.print(tr("all_passed", lang), markup=False, highlight=False)
+        return EXIT_OK
+    spec = drills.get_spec(name)
+    passed = sum(1 for n in order if ((state["drills"].get(n) or {}).get("passes")))
+    out.print(tr("next", lang, name=name, title=pick(drill_texts(name).get("title"), lang), k=order.index(name) + 1,
+                 n=len(order), from_=pick(drill_path.stage(name), lang), passed=passed), markup=False,
+              highlight=False)
+    mine = Path.cwd() / f"{spec.slug}.py"
+    out.print(tr("next_grade", lang, file=mine.name) if mine.exists() else tr("next_start", lang, name=name),
+              markup=False, highlight=False)
+    return EXIT_OK
+
+
+CP = {
+    "need_id": {"en": "--answer scores one checkpoint: give its id, e.g. `drill checkpoints why-mask --answer \"...\"`"
+                      "{ids}",
+                "zh": "--answer 给单个检查点打分：请给出检查点 id，例如 `drill checkpoints why-mask --answer \"...\"`{ids}"},
+    "drill_ids": {"en": "; {drill}'s checkpoints are {ids}", "zh": "；{drill} 的检查点是 {ids}"},
+    "unknown": {"en": "no drill or checkpoint called {name!r}{close}; `drill list` shows the drills, "
+                      "`drill checkpoints` the checkpoint ids",
+                "zh": "没有叫 {name!r} 的练习或检查点{close}；`drill list` 列出练习，`drill checkpoints` 列出检查点 id"},
+    "empty": {"en": "the answer is empty: type what you would say (or `--answer -` to read it from stdin)",
+              "zh": "答案是空的：写下你会说的话（或用 `--answer -` 从标准输入读取）"},
+}
+
+
+def checkpoints(name: str | None, answer: str | None, lang: str, as_json: bool) -> int:
+    """`drill checkpoints [NAME] [--answer TEXT]`: the checkpoints shown (coach.oral.checkpoints), or one typed
+    answer scored there and recorded in the learner's state like a spoken one."""
+    from coach.oral import checkpoints as cps
+    from grader.reporting.texts import checkpoints as table
+
+    ids = list(table())
+    drill = names.match(name) if name else None
+    if answer is None:
+        if name is not None and drill is None and name not in ids:
+            near = names.suggestions(name, list(drills.names()) + ids)
+            raise DrillError({k: CP["unknown"][k].format(name=name, close=names.T["close"][k].format(
+                names=names.T["or"][k].join(f"`{n}`" for n in near)) if near else "") for k in ("en", "zh")},
+                lang=lang, as_json=as_json)
+        return cps.show(drill or name, lang, as_json)
+    if name not in ids:
+        own = [cid for cid, _ in cps.checkpoints_for(drill)] if drill else []
+        near = [] if own or not name else [n for n in names.suggestions(name, ids)]
+        extra = {k: (CP["drill_ids"][k].format(drill=drill, ids=", ".join(own)) if own else
+                     names.T["close"][k].format(names=names.T["or"][k].join(f"`{n}`" for n in near)) if near else "")
+                 for k in ("en", "zh")}
+        raise DrillError({k: CP["need_id"][k].format(ids=extra[k]) for k in ("en", "zh")}, lang=lang,
+                         as_json=as_json)
+    text = sys.stdin.read() if answer == "-" else answer
+    if not text.strip():
+        raise DrillError(CP["empty"], lang=lang, as_json=as_json)
+    code = cps.score_answer(name, text, lang, as_json)
+    from coach.oral import scoring
+    from coach.store import record_answer
+
+    store = Store()
+    try:
+        record_answer(store, name, scoring.score(name, text, lang))
+    except Exception as e:  # noqa: BLE001 - the score was shown; recording it is a convenience
+        console(stderr=True).print(f"drill: could not save progress ({e})", style="yellow", markup=False)
+    _warn(store)
+    return code

@@ -12,6 +12,10 @@ from grader.run import proc
 from grader.reporting.i18n import pick
 from grader.intake.static import UnreadableFile, inspect_file
 from drills import get_spec
+from coach import names
+from coach.actions import zh_message
+from coach.errors import DrillError
+from coach.status import working
 from coach.ui import console
 
 
@@ -35,36 +39,44 @@ def parse_sizes(text: str | None, spec=None) -> list:
 
 def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path | None, as_json: bool,
         lang: str) -> int:
+    """Every refusal is a DrillError: one line, and under --json the same error object as `drill grade --json`."""
     err = console(stderr=True)
+
+    def fail(texts, code: int = 2):
+        return DrillError(texts, code=code, lang=lang, as_json=as_json)
+
     try:
         static = inspect_file(Path(file))
-        spec = get_spec(drill_name or static.drill or "")
-        size_list = parse_sizes(sizes, spec)
     except UnreadableFile as e:
-        err.print(f"drill: {e}")
-        return 2
-    except KeyError as e:
-        err.print(f"drill: {e.args[0]}" if (drill_name or static.drill) else
-                  "drill: the file does not name its drill (a line `# drill: NAME`); pass --drill NAME")
-        return 2
+        raise fail({"en": str(e), "zh": zh_message(str(e))}) from None
+    name = drill_name or static.drill
+    if not name:
+        message = "the file does not name its drill (a line `# drill: NAME`); pass --drill NAME"
+        raise fail({"en": message, "zh": zh_message(message)})
+    spec = get_spec(names.resolve(name, lang, as_json))
+    try:
+        size_list = parse_sizes(sizes, spec)
     except (ValueError, IndexError):
         example = "a list like 4096,65536 or a range like 2^12..2^24" if isinstance(spec.sizes[0], int) else \
             "shapes like " + ",".join("x".join(map(str, sh)) for sh in bench.default_sizes(spec)[:2])
-        err.print(f"drill: --sizes {sizes!r}: {spec.name} takes {example}")
-        return 2
+        raise fail({"en": f"--sizes {sizes!r}: {spec.name} takes {example}",
+                    "zh": f"--sizes {sizes!r}：{spec.name} 需要 {example}"}) from None
     if static.holes:
-        err.print(f"drill: {file} still has HOLE(...)s (line {static.holes[0]['line']}); fill them first")
-        return 2
+        line = static.holes[0]["line"]
+        raise fail({"en": f"{file} still has HOLE(...)s (line {line}); fill them first",
+                    "zh": f"{file} 还有没填的 HOLE(...)（第 {line} 行）；先填好"})
     if not proc.cuda_available():
-        err.print(pick(bench.NOT_ON_CPU, lang))
-        return 2
-    result = bench.sweep(Path(file).resolve(), spec.name, size_list)
+        raise fail(bench.NOT_ON_CPU)
+    with working(f"drill bench {Path(file).name}", lang, f"{len(size_list)} sizes on the GPU"):
+        result = bench.sweep(Path(file).resolve(), spec.name, size_list)
     if as_json:
         print(json.dumps(result, indent=2))
     elif result.get("rows"):
         print_tables(result, spec.name, lang)
     if result.get("error"):
-        err.print(f"drill: bench stopped: {result['error']}")
+        if as_json:
+            return 1  # the object above carries the error
+        err.print(f"drill: bench stopped: {result['error']}", markup=False, highlight=False)
         return 1
     if plot_path:
         problem = bench.plot(result, Path(plot_path))

@@ -1,15 +1,21 @@
 """The learner's state: one JSON file under click.get_app_dir("drill") (or $DRILL_HOME).
 
 Writes are atomic (temp file + fsync + rename) and serialised with an exclusive lock, so two `drill` processes
-never interleave. A corrupt file (bad JSON, binary garbage) is moved aside, reported in one line, and replaced; a
-home that cannot be read or written (permissions, a full disk) is reported in one line and the command goes on
-without saving — never a crash.
+never interleave. What is read is checked against the state's shape (SCHEMA below), not trusted:
+- a file that is not a drill state at all (bad JSON, binary garbage, a list) is moved aside, reported in one line,
+  and replaced;
+- a file whose entries are partly of the wrong shape (`{"drills": {"mask": 5}}`) keeps its good entries; the bad
+  ones are skipped with a one-line notice, and the file as it was is copied aside before the next write drops them;
+- a home that can be read but not written (a read-only DRILL_HOME) is read without the lock and said to be
+  read-only; a home that cannot be read or written is reported in one line and the command goes on without saving
+  — never a crash.
 """
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+import shutil
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +23,85 @@ from pathlib import Path
 from grader.core.files import atomic_write_text, home
 
 VERSION = 1
+
+NUM = (int, float)
+OPT_NUM = (int, float, type(None))
+OPT_STR = (str, type(None))
+OPT_DICT = (dict, type(None))
+# Per entry kind: field -> the types it may have. A field that is absent is filled with its default when used
+# (drill_entry, checkpoint_entry); a field that is present with another type makes the entry bad. bool is an int in
+# Python: counters that are bools are refused explicitly (see _ok).
+REVIEW = {"box": int, "due": NUM, "reviews": int, "last": OPT_NUM}
+DRILL = {"attempts": int, "passes": int, "hints_seen": int, "best_s": OPT_NUM, "best_mock_s": OPT_NUM,
+         "mocks": int, "last": OPT_DICT, "history": list, "review": OPT_DICT}
+RESULT = {"at": NUM, "passed": bool, "diagnosis": OPT_STR, "elapsed_s": OPT_NUM}
+CHECKPOINT = {"asked": int, "passes": int, "best_covered": (int, type(None)), "last": OPT_DICT, "history": list,
+              "review": OPT_DICT, "typed": int}
+MOCK = {"at": NUM, "code": list, "oral": list, "used_s": OPT_NUM}
+MOCK_CODE = {"drill": str, "passed": bool, "time_s": OPT_NUM, "attempts": int, "diagnosis": OPT_STR,
+             "grade_s": OPT_NUM}
+MOCK_ORAL = {"id": str, "answered": bool, "covered": list, "points": int, "rating": (int, type(None)),
+             "answer_s": OPT_NUM, "passed": bool}
+COUNTERS = {"attempts", "passes", "hints_seen", "mocks", "asked", "typed", "reviews", "box", "points"}
+
+
+def _ok(obj, fields: dict) -> bool:
+    """obj is a dict whose known fields have their types (counters: non-negative ints, never bools)."""
+    if not isinstance(obj, dict):
+        return False
+    for key, types in fields.items():
+        if key not in obj:
+            continue
+        value = obj[key]
+        allowed = types if isinstance(types, tuple) else (types,)
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            return False
+        if key in COUNTERS and value < 0:
+            return False
+    return True
+
+
+def _drill_ok(d) -> bool:
+    return (_ok(d, DRILL) and (d.get("review") is None or _ok(d["review"], REVIEW))
+            and (d.get("last") is None or _ok(d["last"], RESULT))
+            and all(_ok(r, RESULT) for r in d.get("history") or []))
+
+
+def _checkpoint_ok(c) -> bool:
+    return (_ok(c, CHECKPOINT) and (c.get("review") is None or _ok(c["review"], REVIEW))
+            and all(isinstance(r, dict) for r in c.get("history") or []))
+
+
+def _mock_ok(m) -> bool:
+    return (_ok(m, MOCK) and all(_ok(c, MOCK_CODE) for c in m.get("code") or [])
+            and all(_ok(o, MOCK_ORAL) for o in m.get("oral") or []))
+
+
+def validate(data) -> tuple[dict | None, list[str]]:
+    """(the state with only well-shaped entries, the names of the entries skipped); None when `data` is not a
+    drill state at all (not an object, or its sections are not an object / a list)."""
+    if not isinstance(data, dict) or not isinstance(data.get("drills", {}), dict) \
+            or not isinstance(data.get("checkpoints", {}), dict) or not isinstance(data.get("mocks", []), list):
+        return None, []
+    bad: list[str] = []
+    state = empty_state()
+    state.update({k: v for k, v in data.items() if k not in ("drills", "checkpoints", "mocks")})
+    for name, d in (data.get("drills") or {}).items():
+        if _drill_ok(d):
+            state["drills"][name] = d
+        else:
+            bad.append(f"drills.{name}")
+    for cid, c in (data.get("checkpoints") or {}).items():
+        if _checkpoint_ok(c):
+            state["checkpoints"][cid] = c
+        else:
+            bad.append(f"checkpoints.{cid}")
+    for i, m in enumerate(data.get("mocks") or []):
+        if _mock_ok(m):
+            state["mocks"].append(m)
+        else:
+            bad.append(f"mocks[{i}]")
+    return state, bad
 
 
 def empty_state() -> dict:
@@ -28,6 +113,11 @@ class Store:
         self.root = Path(root) if root else home()
         self.path = self.root / "state.json"
         self.warnings: list[str] = []
+        self._kept_aside = False  # the file with skipped entries has been copied aside (once per Store)
+
+    def _say(self, text: str) -> None:
+        if text not in self.warnings:
+            self.warnings.append(text)
 
     @contextmanager
     def _locked(self):
@@ -39,37 +129,64 @@ class Store:
             finally:
                 fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
-    def _read_unlocked(self) -> dict:
+    def _read_unlocked(self, writing: bool = False) -> dict:
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
             return empty_state()
         try:
-            data = json.loads(raw.decode("utf-8"))
-            if not isinstance(data, dict) or not isinstance(data.get("drills", {}), dict) \
-                    or not isinstance(data.get("checkpoints", {}), dict) or not isinstance(data.get("mocks", []), list):
-                raise ValueError("not a drill state object")
-        except ValueError:  # UnicodeDecodeError is a ValueError too
-            backup = self.path.with_name(f"state.corrupt-{time.strftime('%Y%m%d-%H%M%S')}.json")
-            try:
-                os.replace(self.path, backup)
-                self.warnings.append(f"drill: the state file was corrupt; moved it to {backup} and started afresh")
-            except OSError as e:
-                self.warnings.append(f"drill: the state file {self.path} is corrupt and could not be moved aside "
-                                     f"({e.strerror}); starting afresh without it")
+            state, bad = validate(json.loads(raw.decode("utf-8")))
+        except ValueError:  # bad JSON; UnicodeDecodeError is a ValueError too
+            state, bad = None, []
+        if state is None:
+            self._move_aside(writing)
             return empty_state()
-        base = empty_state()
-        base.update(data)
-        return base
+        if bad:
+            self._skipped(bad, writing)
+        return state
+
+    def _move_aside(self, writing: bool) -> None:
+        backup = self.path.with_name(f"state.corrupt-{time.strftime('%Y%m%d-%H%M%S')}.json")
+        try:
+            os.replace(self.path, backup)
+            self._say(f"drill: the state file was corrupt; moved it to {backup} and started afresh")
+        except OSError as e:
+            self._say(f"drill: the state file {self.path} is corrupt and could not be moved aside "
+                      f"({e.strerror}); starting afresh without it")
+
+    def _skipped(self, bad: list[str], writing: bool) -> None:
+        names = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        if not writing:
+            self._say(f"drill: skipped {len(bad)} malformed entr{'y' if len(bad) == 1 else 'ies'} in {self.path} "
+                      f"({names}); the rest of your progress is read")
+            return
+        if self._kept_aside:
+            return
+        backup = self.path.with_name(f"state.bad-entries-{time.strftime('%Y%m%d-%H%M%S')}.json")
+        try:
+            shutil.copyfile(self.path, backup)
+            self._kept_aside = True
+            self.warnings[:] = [w for w in self.warnings if "malformed" not in w]
+            self._say(f"drill: dropped {len(bad)} malformed entr{'y' if len(bad) == 1 else 'ies'} from {self.path} "
+                      f"({names}); the file as it was is kept at {backup}")
+        except OSError as e:
+            self._say(f"drill: skipped {len(bad)} malformed entr{'y' if len(bad) == 1 else 'ies'} in {self.path} "
+                      f"({names}); could not keep a copy ({e.strerror})")
 
     def _cannot(self, what: str, e: OSError) -> None:
-        self.warnings.append(f"drill: cannot {what} {self.root} ({e.strerror or e}); your progress is not saved "
-                             f"this time (set DRILL_HOME to a writable folder)")
+        self._say(f"drill: cannot {what} {self.root} ({e.strerror or e}); your progress is not saved "
+                  f"this time (set DRILL_HOME to a writable folder)")
 
     def read(self) -> dict:
+        """The state. A home where the lock cannot be taken (read-only, another owner) is read without it: a
+        reader never sees a half-written file anyway, writes being a rename."""
         try:
             with self._locked():
                 return self._read_unlocked()
+        except OSError:
+            pass
+        try:
+            return self._read_unlocked()
         except OSError as e:
             self._cannot("read", e)
             return empty_state()
@@ -77,17 +194,22 @@ class Store:
     @contextmanager
     def update(self):
         """Read-modify-write under the lock: `with store.update() as state: state[...] = ...`. When the home cannot
-        be locked, read or written, the block still runs on a fresh state and a warning says nothing was saved."""
+        be locked or written, the block still runs — on what could be read, else a fresh state — and a warning
+        says nothing was saved."""
         try:
             lock = self._locked()
             lock.__enter__()
         except OSError as e:
             self._cannot("write to", e)
-            yield empty_state()
+            try:
+                state = self._read_unlocked()
+            except OSError:
+                state = empty_state()
+            yield state
             return
         try:
             try:
-                state = self._read_unlocked()
+                state = self._read_unlocked(writing=True)
             except OSError as e:
                 self._cannot("read", e)
                 state = empty_state()
@@ -103,7 +225,8 @@ class Store:
 def drill_entry(state: dict, name: str) -> dict:
     d = state["drills"].setdefault(name, {"attempts": 0, "passes": 0, "hints_seen": 0, "best_s": None,
                                           "last": None, "history": []})
-    for key, default in (("attempts", 0), ("passes", 0), ("best_s", None), ("best_mock_s", None), ("review", None)):
+    for key, default in (("attempts", 0), ("passes", 0), ("hints_seen", 0), ("best_s", None), ("best_mock_s", None),
+                         ("review", None), ("history", []), ("last", None)):
         d.setdefault(key, default)
     return d
 
@@ -135,3 +258,31 @@ def record_grade(store: Store, verdict, now: float | None = None) -> None:
         d["last"] = result
         d["history"] = (d.get("history") or [])[-49:] + [result]
         d["review"] = review(d.get("review"), bool(verdict.passed), now)
+
+
+def record_checkpoint(state: dict, cid: str, passed: bool, covered: int | None, points: int, rating: int | None,
+                      answer_s: float | None, now: float, typed: bool = False) -> dict:
+    """One answer to checkpoint CID, spoken in a mock or typed with `drill checkpoints ID --answer`: asked, passes,
+    best coverage, the last result, its history, and the review box (a typed answer counts like a spoken one)."""
+    from coach.progress.schedule import review
+
+    e = checkpoint_entry(state, cid)
+    e["asked"] += 1
+    e["passes"] += int(bool(passed))
+    if typed:
+        e["typed"] = e.get("typed", 0) + 1
+    if covered is not None and (e["best_covered"] is None or covered > e["best_covered"]):
+        e["best_covered"] = covered
+    e["last"] = {"at": now, "covered": covered or 0, "points": points, "rating": rating, "passed": bool(passed),
+                 "answer_s": answer_s, "how": "typed" if typed else "mock"}
+    e["history"] = (e.get("history") or [])[-19:] + [e["last"]]
+    e["review"] = review(e.get("review"), bool(passed), now)
+    return e
+
+
+def record_answer(store: Store, cid: str, score, now: float | None = None) -> None:
+    """A typed answer's score (coach.oral.scoring.Score) into the state, as record_checkpoint says."""
+    now = time.time() if now is None else now
+    with store.update() as state:
+        record_checkpoint(state, cid, bool(score.passed), len(score.covered), len(score.points), None, None, now,
+                          typed=True)

@@ -137,9 +137,13 @@ def test_drill_names_complete_in_the_shell():
 
 @pytest.mark.parametrize("name", drills.names())
 def test_solution_redirected_to_a_file_is_the_file_byte_for_byte(run, name):
+    """Byte for byte, except the `# drill:` line: it names the drill asked for (a family shares one file)."""
     r = run("solution", name)  # CliRunner's stdout is not a terminal, as with `> f.py`
     assert r.exit_code == 0
-    assert r.output == drills.get_spec(name).solution_path.read_text(encoding="utf-8")
+    original = drills.get_spec(name).solution_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    printed = r.output.splitlines(keepends=True)
+    assert printed[0] == f"# drill: {name}\n"
+    assert printed[1:] == [ln for ln in original if not ln.startswith("# drill:")]
 
 
 GRADE_VA = ("grade", str(ROOT / "solutions" / "vector_add.py"), "--device", "cpu")

@@ -273,9 +273,11 @@ def test_bench_says_it_needs_a_gpu(monkeypatch, capsys):
     from coach import bench as bench_action
     from grader.run import proc
     monkeypatch.setattr(proc, "cuda_available", lambda: False)
-    rc = bench_action.run(ROOT / "solutions" / "fuse.py", None, None, None, False, "en")
-    captured = capsys.readouterr()
-    assert rc == 2 and "GPU" in captured.err and "bytes" in captured.err and captured.out == ""
+    from coach.errors import DrillError
+    with pytest.raises(DrillError) as e:  # one line on stderr and exit 2 once click shows it (coach/errors.py)
+        bench_action.run(ROOT / "solutions" / "fuse.py", None, None, None, False, "en")
+    assert e.value.exit_code == 2 and "GPU" in e.value.text("en") and "bytes" in e.value.text("en")
+    assert capsys.readouterr().out == ""
 
 
 @pytest.mark.parametrize("name,bench,small", [("matmul", (64, 48, 32), (16, 16, 16)),

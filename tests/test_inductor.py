@@ -265,3 +265,27 @@ def test_quiz_asks_again_until_the_answer_is_a_line_number(monkeypatch):
     assert buf.getvalue().count("is not a line number") == 2
     monkeypatch.setattr(inductor_view.click, "prompt", lambda *a, **k: "")
     assert inductor_view.ask_line("Which line?", "en", Console(file=io.StringIO())) == ""  # Enter skips
+
+
+def test_quiz_with_fewer_answers_says_so_and_exits_1(auto_capture, monkeypatch):
+    """Issue 20: fewer piped answers than questions exited 130 in silence; `--answers 6,8` printed "None — wrong"
+    and exited 0."""
+    monkeypatch.setattr(ind, "run_capture", lambda *a, **kw: auto_capture)
+    qs = ind.quiz_questions(inductor_view.quiz_kernel(_kernels(auto_capture)))
+    first = str(qs[0].accepted[0])
+    r = CliRunner().invoke(cli.main, ["inductor", "vector-add", "--quiz"], input=first + "\n")
+    assert r.exit_code == 1, r.output
+    assert f"input ended after 1 of {len(qs)} answers" in r.output and "(no answer)" in r.output
+    r = CliRunner().invoke(cli.main, ["inductor", "vector-add", "--answers", first])  # --answers is the quiz
+    assert r.exit_code == 1 and "None" not in r.output and f"gave 1 of {len(qs)} answers" in r.output
+    r = CliRunner().invoke(cli.main, ["inductor", "vector-add", "--answers", ",".join(["1"] * (len(qs) + 1))])
+    assert r.exit_code == 2 and "questions" in r.output
+
+
+def test_quiz_answers_that_are_not_line_numbers_are_a_usage_error_before_compiling(monkeypatch):
+    def never(*a, **kw):
+        raise AssertionError("compiled before checking --answers")
+
+    monkeypatch.setattr(ind, "run_capture", never)
+    r = CliRunner().invoke(cli.main, ["inductor", "vector-add", "--answers", "6,x"])
+    assert r.exit_code == 2 and "'x' is not a line number" in r.output

@@ -64,5 +64,5 @@ def test_mock_interview_in_a_pty(tmp_path, drill_home):
     assert out.returncode == 0
     assert "1 mock interview(s)" in out.stdout
     row = next(line for line in out.stdout.splitlines() if f" {name} " in line)
-    cells = [c.strip() for c in row.split("│") if c.strip()]
+    cells = row.split()  # the progress table has light rules: columns are separated by spaces
     assert cells[:3] == [name, "1", "1"] and "pass" in cells

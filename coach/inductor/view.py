@@ -1,6 +1,7 @@
 """Rendering and the command body of `drill inductor` (capture and parsing live in coach/inductor/capture.py)."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -13,6 +14,9 @@ from grader.reporting.i18n import pick
 from coach.inductor import capture as ind
 from coach.inductor import limits as inductor_limits
 from coach.inductor import template as inductor_template
+from coach import names
+from coach.errors import DrillError
+from coach.status import working
 from coach.store import Store
 from coach.ui import console
 
@@ -90,6 +94,18 @@ T = {
     "right": {"en": "right", "zh": "对"},
     "wrong": {"en": "wrong: line {lines}", "zh": "错：应为第 {lines} 行"},
     "no_quiz": {"en": "no kernel with a mask, load or store to ask about", "zh": "没有含 mask/load/store 的 kernel 可以出题"},
+    "no_answer": {"en": "(no answer)", "zh": "（未作答）"},
+    "input_ended": {"en": "input ended after {k} of {n} answers: the rest count as unanswered",
+                    "zh": "输入在第 {k}/{n} 个答案后结束：其余的算未作答"},
+    "too_few": {"en": "--answers gave {k} of {n} answers: the rest count as unanswered",
+                "zh": "--answers 只给了 {k}/{n} 个答案：其余的算未作答"},
+    "bad_answers": {"en": "--answers {answers!r}: give line numbers separated by commas, e.g. --answers 6,8,9 ({bad!r} "
+                          "is not a line number)",
+                    "zh": "--answers {answers!r}：请给出用逗号分隔的行号，例如 --answers 6,8,9（{bad!r} 不是行号）"},
+    "too_many": {"en": "--answers gave {k} answers, but the quiz has {n} questions", "zh": "--answers 给了 {k} 个答案，但测验只有 {n} 题"},
+    "compiling": {"en": "torch.compile of {drill}'s eager reference", "zh": "torch.compile 编译 {drill} 的 eager 参考"},
+    "compile_stage": {"en": "Inductor is compiling (a cold cache takes 10-20 s on a CPU)",
+                      "zh": "Inductor 正在编译（冷缓存在 CPU 上需要 10-20 秒）"},
 }
 
 NOTES = {
@@ -263,10 +279,19 @@ def quiz_kernel(kernels: list):
     return (tri or rest or [None])[0]
 
 
+class InputEnded(Exception):
+    """stdin closed before every question had its answer (fewer piped lines than questions)."""
+
+
 def ask_line(prompt: str, lang: str, out: Console) -> str:
-    """Ask until the answer is a line number (Enter alone skips the question)."""
+    """Ask until the answer is a line number (Enter alone skips the question); InputEnded when stdin closes."""
     while True:
-        answer = click.prompt(prompt, default="", show_default=False)
+        try:
+            answer = click.prompt(prompt, default="", show_default=False)
+        except click.exceptions.Abort:
+            if sys.stdin is not None and not sys.stdin.isatty():  # a pipe ran dry, not a Ctrl-C
+                raise InputEnded() from None
+            raise
         if not answer.strip() or ind.parse_line_answer(answer) is not None:
             return answer
         out.print(_t("not_a_line", lang, answer=answer), markup=False)
@@ -281,18 +306,29 @@ def run_quiz(capture: dict, kernels: list, lang: str, out: Console, answers: lis
     out.print(_t("quiz_intro", lang, name=kernel.name))
     out.print(kernel_text(kernel, lang, annotate=False))
     given = {}
+    if answers is not None and len(answers) > len(questions):
+        raise DrillError({k: T["too_many"][k].format(k=len(answers), n=len(questions)) for k in ("en", "zh")},
+                         lang=lang)
+    ended = False
     for i, q in enumerate(questions):
         prompt = pick(q.prompt, lang)
         if answers is not None:
             given[q.id] = answers[i] if i < len(answers) else ""
             out.print(f"{prompt} {given[q.id]}", markup=False)
-        else:
-            given[q.id] = ask_line(prompt, lang, out)
+        elif not ended:
+            try:
+                given[q.id] = ask_line(prompt, lang, out)
+            except InputEnded:
+                ended = True
+                out.print("")
+                out.print(_t("input_ended", lang, k=i, n=len(questions)), style="yellow", markup=False)
+    if answers is not None and len(answers) < len(questions):
+        out.print(_t("too_few", lang, k=len(answers), n=len(questions)), style="yellow", markup=False)
     result = ind.grade_quiz(questions, given)
     for q, item in zip(questions, result["items"]):
         mark = _t("right", lang) if item["correct"] else _t("wrong", lang, lines=", ".join(map(str, q.accepted)))
-        out.print(f"  {'✓' if item['correct'] else '✗'} {pick(q.prompt, lang)} {item['answer']} — {mark}",
-                  markup=False)
+        said = _t("no_answer", lang) if item["answer"] is None else item["answer"]
+        out.print(f"  {'✓' if item['correct'] else '✗'} {pick(q.prompt, lang)} {said} — {mark}", markup=False)
     out.print(f"[bold]{_t('quiz_result', lang, score=result['score'], total=result['total'])}[/bold]")
     store = Store()
     try:
@@ -316,11 +352,11 @@ def command(name: str, file: Path | None, raw: bool, save: Path | None, quiz: bo
             answers: list | None = None) -> int:
     """The body of `drill inductor`. Exit: 0 ok (quiz: all right), 1 compile failed (quiz: not all right), 2 usage."""
     err = console(stderr=True)
-    try:
-        spec = drills.get_spec(name)
-    except KeyError as e:
-        err.print(f"drill: {e.args[0]}")
-        return EXIT_USAGE
+    spec = drills.get_spec(names.resolve(name, lang))
+    for a in answers or []:  # before a compile of many seconds: a typo in --answers is a usage error now
+        if a and ind.parse_line_answer(a) is None:
+            raise DrillError({k: T["bad_answers"][k].format(answers=",".join(answers), bad=a) for k in ("en", "zh")},
+                             lang=lang)
     compare = None
     if file is not None:
         try:
@@ -338,8 +374,9 @@ def command(name: str, file: Path | None, raw: bool, save: Path | None, quiz: bo
         if text:
             compare = (text, _t("reference", lang, file=f"solutions/{spec.solution_path.name}"), first)
 
-    capture = ind.run_capture(spec.name, device=device_for(device), backend=backend, cold=cold,
-                              timeout=timeout or ind.DEFAULT_TIMEOUT_S)
+    with working(_t("compiling", lang, drill=spec.name), lang, _t("compile_stage", lang)):
+        capture = ind.run_capture(spec.name, device=device_for(device), backend=backend, cold=cold,
+                                  timeout=timeout or ind.DEFAULT_TIMEOUT_S)
     if capture.get("error"):
         e = capture["error"]
         err.print(_t("failed", lang, drill=spec.name, type=e.get("type"), message=e.get("message")), markup=False)

@@ -24,7 +24,7 @@ from grader.reporting.texts import checkpoints, checkpoints_for
 from coach.mock import own_kernel
 from coach.progress import schedule
 from coach.oral import scoring, verdict
-from coach.store import checkpoint_entry, drill_entry
+from coach.store import drill_entry, record_checkpoint
 
 CODE, ASK, RATE, DONE = "code", "ask", "rate", "done"
 EOF = object()  # what an input source returns when its input is closed
@@ -426,6 +426,13 @@ def run(mock: Mock, source, poll_s: float = 0.25, on_tick: Callable | None = Non
     return mock.scorecard()
 
 
+def empty_session(card: dict) -> bool:
+    """Nothing happened: no save was graded, no question answered or rated (an EOF at the start, a closed stdin).
+    Such a session is not an interview: saving it would mark every drill and question failed and due."""
+    return (not any(c.get("attempts") for c in card.get("code", []))
+            and not any(o.get("answered") or o.get("rating") is not None for o in card.get("oral", [])))
+
+
 def save(store, card: dict, now: float | None = None) -> dict:
     """Append the scorecard to history; move each drill's and checkpoint's review box."""
     now = time.time() if now is None else now
@@ -440,15 +447,8 @@ def save(store, card: dict, now: float | None = None) -> dict:
         for o in card["oral"]:
             if o.get("kind") == "kernel":
                 continue  # about this submission only: kept in the scorecard, no review box
-            e = checkpoint_entry(state, o["id"])
-            e["asked"] += 1
-            e["passes"] += int(o["passed"])
-            if o["answered"] and (e["best_covered"] is None or len(o["covered"]) > e["best_covered"]):
-                e["best_covered"] = len(o["covered"])
-            e["last"] = {"at": now, "covered": len(o["covered"]), "points": o["points"], "rating": o["rating"],
-                         "passed": o["passed"], "answer_s": o["answer_s"]}
-            e["history"] = (e.get("history") or [])[-19:] + [e["last"]]
-            e["review"] = schedule.review(e.get("review"), o["passed"], now)
+            record_checkpoint(state, o["id"], o["passed"], len(o["covered"]) if o["answered"] else None,
+                              o["points"], o["rating"], o["answer_s"], now)
         state["mocks"] = (state.get("mocks") or [])[-99:] + [card]
     return card
 

@@ -19,7 +19,7 @@ from grader.reporting.i18n import pick
 from grader.reporting.texts import drill_texts
 from coach.mock import interview as M
 from coach.store import Store, record_grade
-from coach.ui import console
+from coach.ui import console, say
 
 T = {
     "header": {"en": "Mock interview: {n} drill(s), {minutes} of coding, then {q} question(s), {oral} each "
@@ -70,6 +70,19 @@ T = {
     "scorecard": {"en": "Scorecard", "zh": "成绩单"},
     "saved": {"en": "Saved to your history: `drill progress` shows it.", "zh": "已存入历史记录：`drill progress` 可以查看。"},
     "abandoned": {"en": "Mock interview abandoned; nothing saved.", "zh": "模拟面试已中止；没有保存。"},
+    "empty": {"en": "Nothing was graded, answered or rated: not saved as an interview (your history and reviews are "
+                    "unchanged).",
+              "zh": "没有评测、回答或自评任何内容：不作为一次面试保存（历史记录和复习计划不变）。"},
+    "keep_typing": {"en": "(keep typing: what you typed so far is kept)", "zh": "（继续输入：已输入的内容会保留）"},
+    "warming": {"en": "grader warming up (importing torch and Triton once)", "zh": "评测进程预热中（只导入一次 torch 和 Triton）"},
+    "clock_default": {"en": "The coding clock is {minutes}: {drill} is a longer drill (a tensor-core kernel), so it "
+                            "gets its own default ({default} min; --minutes sets another).",
+                      "zh": "编程限时 {minutes}：{drill} 是较长的题（tensor core kernel），有自己的默认时长（{default} 分钟；"
+                            "--minutes 可另设）。"},
+    "clock_short": {"en": "Note: {drill} usually takes {default} min in an interview; your clock is {minutes} "
+                          "(--minutes). Drop --minutes for its default.",
+                    "zh": "注意：{drill} 在面试中通常要 {default} 分钟；你的限时是 {minutes}（--minutes）。去掉 --minutes "
+                          "即用它的默认时长。"},
     "code_cols": {"en": ("drill", "result", "time used", "attempts", "diagnosis", "grade s"),
                   "zh": ("题目", "结果", "用时", "尝试次数", "诊断", "评测秒数")},
     "oral_cols": {"en": ("question", "points covered", "answer time", "self-rating", "result"),
@@ -136,13 +149,14 @@ class StdinInput:
 class TerminalUI:
     """Listens to the mock's events and prints; keeps one countdown line at the bottom on a terminal."""
 
-    def __init__(self, lang: str, out=None):
+    def __init__(self, lang: str, out=None, warming=None):
         self.lang = lang
         self.out = out or sys.stdout
         self.tty = self.out.isatty()
         self.con = console()
         self.status_text = ""
         self.last_plain_status = None
+        self.warming = warming or (lambda: False)  # True while the warm grader is still importing
 
     # output helpers
     def clear_status(self):
@@ -153,7 +167,7 @@ class TerminalUI:
 
     def say(self, text: str = "", style: str | None = None):
         self.clear_status()
-        self.con.print(text, style=style, markup=False, highlight=False)
+        say(self.con, text, style)
 
     def status(self, mock: M.Mock):
         if mock.phase != M.CODE:
@@ -164,6 +178,8 @@ class TerminalUI:
                                                   (t.diagnosis if t.attempts else tr("not_graded", self.lang)))
                           for t in mock.tasks)
         text = tr("status", self.lang, left=mmss(mock.code_left()), files=files)
+        if self.warming():
+            text += " | " + tr("warming", self.lang)
         if self.tty:
             if text != self.status_text:
                 self.out.write("\r\x1b[K" + text)
@@ -220,7 +236,14 @@ class TerminalUI:
             self.say(tr("how_answer", lang), style="dim")
         elif kind == "time-warning":
             key = "warning_code" if data["which"] == "code" else "warning_q"
-            self.say(tr(key, lang, left=data["left"]), style="yellow")
+            if self.tty and mock.phase in (M.ASK, M.RATE):
+                # The learner may be typing on the current line: the warning goes on a line of its own below it
+                self.clear_status()
+                self.out.write("\n")
+                self.out.flush()
+                self.say(tr(key, lang, left=data["left"]) + " " + tr("keep_typing", lang), style="yellow")
+            else:
+                self.say(tr(key, lang, left=data["left"]), style="yellow")
         elif kind == "review":
             q = data["q"]
             if q.timed_out:
@@ -274,16 +297,21 @@ class TerminalUI:
 
 
 def scorecard_tables(card: dict, lang: str) -> list[Table]:
-    """The code table and the oral table of one scorecard (also used by `drill progress`)."""
+    """The code table and the oral table of one scorecard (also used by `drill progress`). Drill names and
+    checkpoint ids are never cut (they are typed back into `drill checkpoints ID`): their column is as wide as the
+    longest, and the other columns wrap."""
     code = Table(title=tr("scorecard", lang))
-    for col in tr("code_cols", lang):
-        code.add_column(col)
+    for i, col in enumerate(tr("code_cols", lang)):
+        code.add_column(col, no_wrap=i == 0, min_width=max([len(c.get("drill", "")) for c in card.get("code", [])] +
+                                                            [len(col)]) if i == 0 else None)
     for c in card.get("code", []):
         code.add_row(c["drill"], tr("pass", lang) if c["passed"] else tr("fail", lang), mmss(c["time_s"] or 0),
                      str(c["attempts"]), c["diagnosis"] or "", "" if c.get("grade_s") is None else f"{c['grade_s']:.1f}")
     oral = Table()
-    for col in tr("oral_cols", lang):
-        oral.add_column(col)
+    widest = max([len(o["id"]) + (len(o.get("drill", "")) + 3 if o.get("kind") == "kernel" else 0)
+                  for o in card.get("oral", [])] + [8])
+    for i, col in enumerate(tr("oral_cols", lang)):
+        oral.add_column(col, no_wrap=i == 0, min_width=widest if i == 0 else None)
     for o in card.get("oral", []):
         covered = f"{len(o['covered'])}/{o['points']}" if o["answered"] else tr("aloud", lang)
         name = o["id"] if o.get("kind") != "kernel" else f"{o['id']} ({o.get('drill', '')})"
@@ -292,6 +320,19 @@ def scorecard_tables(card: dict, lang: str) -> list[Table]:
                      (tr("pass", lang) if o.get("passed") else tr("fail", lang))
                      + (f" ({pick(o['rule'], lang)})" if o.get("rule") else ""))
     return [code, oral]
+
+
+def clock_note(names: list[str], asked: float | None, minutes: float, lang: str) -> str | None:
+    """Said when the drills are dealt: a tensor-core drill's own longer clock, or a clock much shorter than it."""
+    if not names:
+        return None
+    longest = max(names, key=lambda n: drills.get_spec(n).mock_minutes or 0)
+    default = drills.get_spec(longest).mock_minutes
+    if default and asked is None:
+        return tr("clock_default", lang, minutes=human(minutes * 60, lang), drill=longest, default=default)
+    if default and asked is not None and asked < default / 2:
+        return tr("clock_short", lang, minutes=human(minutes * 60, lang), drill=longest, default=default)
+    return None
 
 
 def default_folder() -> Path:
@@ -313,6 +354,7 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
     now = time.time()
     names = M.pick_drills(state, drills.names(), n_drills, seed, now)
     qids = M.pick_questions(state, names, n_questions, seed, now)
+    asked_minutes = minutes
     minutes = M.coding_minutes(names, minutes)
     folder = Path(folder) if folder else default_folder()
     try:
@@ -329,13 +371,20 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
             pass
         return v
 
-    ui = TerminalUI(lang)
+    def warming() -> bool:
+        w = worker.current("cpu")
+        return w is not None and not w.ready.is_set()
+
+    ui = TerminalUI(lang, warming=warming)
     mock = M.Mock(tasks, questions, code_seconds=minutes * 60, oral_seconds=oral_seconds, clock=time.monotonic,
                   grader=grader, listener=ui, background=M.ThreadJob, kernel_questions=kernel_questions,
                   rng=random.Random(seed))
     ui.say(tr("header", lang, n=len(tasks), minutes=human(minutes * 60, lang), q=len(questions),
               oral=human(oral_seconds, lang)), style="bold")
     ui.say(tr("folder", lang, dir=folder))
+    note = clock_note(names, asked_minutes, minutes, lang)
+    if note:
+        ui.say(note, style="yellow")
     try:
         with worker.warm():  # every save is graded in a fork of one warm process, ended on the way out
             card = M.run(mock, StdinInput(), poll_s=0.25, on_tick=ui.status)
@@ -344,6 +393,10 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
         ui.say("")
         ui.say(tr("abandoned", lang), style="yellow")
         return 130
+    if M.empty_session(card):  # `drill mock < /dev/null`: no interview happened, nothing to review
+        ui.say("")
+        ui.say(tr("empty", lang), style="yellow")
+        return 1
     card = M.save(store, dict(card, dir=str(folder)))
     ui.say("")
     for table in scorecard_tables(card, lang):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
+from rich import box
 from rich.table import Table
 
 import drills
@@ -19,13 +20,14 @@ T = {
     "cps": {"en": "checkpoints (oral)", "zh": "口述检查点"},
     "cp_cols": {"en": ("checkpoint", "asked", "passes", "points", "rating", "box", "review"),
                 "zh": ("检查点", "被问", "通过", "要点", "自评", "盒", "复习")},
-    "new": {"en": "now (new)", "zh": "现在（新）"},
+    "new": {"en": "new", "zh": "新"},
     "pass": {"en": "pass", "zh": "通过"},
     "due_now": {"en": "Due for review now: {items}", "zh": "现在该复习：{items}"},
     "nothing_due": {"en": "Nothing is due for review now.", "zh": "现在没有需要复习的内容。"},
     "mocks": {"en": "{n} mock interview(s); the last one ({when}):", "zh": "共 {n} 次模拟面试；最近一次（{when}）："},
     "no_mocks": {"en": "No mock interview yet: `drill mock`.", "zh": "还没有模拟面试：`drill mock`。"},
     "hint": {"en": "Next: `drill mock` picks what is due first.", "zh": "下一步：`drill mock` 会优先挑该复习的内容。"},
+    "next": {"en": "Next new drill: `drill next`.", "zh": "下一个新练习：`drill next`。"},
 }
 
 
@@ -59,7 +61,7 @@ def rows(state: dict, now: float, lang: str) -> tuple[list[list[str]], list[list
         drill_rows.append([name, str(d.get("attempts", 0)), str(d.get("passes", 0)), _s(d.get("best_s")),
                            _mmss(d.get("best_mock_s")), result, "" if item is None else str(item.get("box", 0)),
                            when])
-        if schedule.is_due(item, now):
+        if item is not None and schedule.is_due(item, now):  # due: tried or asked before; never tried is new
             due.append((schedule.priority(item if seen else None, now), f"drill:{name}"))
     for cid, cp in checkpoints().items():
         c = state.get("checkpoints", {}).get(cid) or {}
@@ -72,7 +74,7 @@ def rows(state: dict, now: float, lang: str) -> tuple[list[list[str]], list[list
         cp_rows.append([cid, str(c.get("asked", 0)), str(c.get("passes", 0)), best, rating,
                         "" if item is None else str(item.get("box", 0)),
                         schedule.describe_due(item, now, lang) if item is not None else tr("new", lang)])
-        if schedule.is_due(item, now):
+        if item is not None and schedule.is_due(item, now):
             due.append((schedule.priority(item if seen else None, now), f"checkpoint:{cid}"))
     due.sort(key=lambda x: x[0])
     return drill_rows, cp_rows, [k for _, k in due]
@@ -90,9 +92,10 @@ def show(lang: str, now: float | None = None) -> int:
     drill_rows, cp_rows, due = rows(state, now, lang)
     for title, cols, body in ((tr("drills", lang), tr("drill_cols", lang), drill_rows),
                               (tr("cps", lang), tr("cp_cols", lang), cp_rows)):
-        table = Table(title=title)
-        for i, col in enumerate(cols):
-            table.add_column(col, no_wrap=(i == 0))
+        table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)  # light rules: 80 columns hold every header
+        for i, col in enumerate(cols):  # ids are typed back: never cut (as wide as the longest), the rest wraps
+            table.add_column(col, no_wrap=(i == 0), min_width=max([len(r[0]) for r in body] + [len(col)])
+                             if i == 0 else None)
         for r in body:
             table.add_row(*r)
         out.print(table)
@@ -108,4 +111,6 @@ def show(lang: str, now: float | None = None) -> int:
         out.print(tr("no_mocks", lang))
     if due:
         out.print(tr("hint", lang), style="dim")
+    else:
+        out.print(tr("next", lang), style="dim")
     return 0

@@ -12,10 +12,16 @@ def home() -> Path:
     return Path(os.environ.get("DRILL_HOME") or click.get_app_dir("drill"))
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
+    """Write text to path through a temp file and a rename. mode: the new file's permissions less the umask
+    (0o666 for a file the learner edits); by default mkstemp's 0600 (drill's own state)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
     try:
+        if mode is not None:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fd, mode & ~umask)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 LANGS = ("en", "zh")
 
@@ -35,11 +36,15 @@ M = {
     "hole_title": {"en": "this hole is not filled", "zh": "空位还没填"},
     "line": {"en": "line", "zh": "第 {n} 行"},
     "fix": {"en": "Fix", "zh": "怎么改"},
+    "fix_held": {"en": "the line above is where to look. `drill hint {drill}` gives the next step; the code of the fix "
+                       "comes with the last hint, with a second failure of this kind, or now with `--show-fix`.",
+                 "zh": "看上面那一行。`drill hint {drill}` 给出下一步；修正代码会随最后一条提示、同类错误第二次出现时，"
+                       "或加 `--show-fix` 时显示。"},
     "sizes": {"en": "sizes", "zh": "尺寸"},
     "tiles": {"en": "tiles (n={n}, BLOCK={block}, {tiles} tiles)", "zh": "tile 图（n={n}，BLOCK={block}，共 {tiles} 块）"},
     "tiles_rows": {"en": "rows of the {rows}x{cols} output (one cell per row, one program each)",
                    "zh": "{rows}x{cols} 输出的行（每行一格，每行一个 program）"},
-    "tiles_2d": {"en": "tiles of the {m}x{n} output (BLOCK {bm}x{bn}: {rows} rows x {cols} columns of tiles; each line "
+    "tiles_2d": {"en": "tiles of the {m}x{n} output (BLOCK {bm}x{bn}: {rows} x {cols} tiles; each line "
                        "starts at that row)",
                  "zh": "{m}x{n} 输出的 tile 图（BLOCK {bm}x{bn}：{rows} 行 x {cols} 列 tile；每行开头是起始行号）"},
     "legend": {"en": "■ ok   ✗ wrong   · unwritten   ! out of bounds",
@@ -53,6 +58,7 @@ M = {
     "say_it": {"en": "Now say it out loud, 2 minutes, looking at your code:",
                "zh": "现在对着代码说 2 分钟（通关）："},
     "learner_output": {"en": "your program printed", "zh": "你的程序输出"},
+    "learner_output_cut": {"en": "last lines; {n} earlier left out", "zh": "最后几行；前面 {n} 行略去"},
     "autotune_picked": {"en": "The autotuner picked {config} at the largest size.",
                         "zh": "在最大尺寸上，autotuner 选中的是 {config}。"},
     "elapsed": {"en": "graded in {s:.1f} s", "zh": "评测用时 {s:.1f} 秒"},
@@ -556,6 +562,24 @@ CHECK_NAMES_ZH = {
 
 def check_name(name: str, lang: str) -> str:
     return CHECK_NAMES_ZH.get(name, name) if lang == "zh" else name
+
+
+CHECK_DETAILS_ZH = [  # the runner's check details (grader/run/runner.py), in Chinese
+    (re.compile(r"^(\d+)/(\d+) calls failed, first at size (\S+) on (\w+)$"), r"\2 次调用中 \1 次失败，首次在尺寸 \3（\4）"),
+    (re.compile(r"^(\d+)/(\d+) calls$"), r"\1/\2 次调用"),
+    (re.compile(r"^killed after (\S+) s on (\w+)$"), r"\1 秒后被终止（\2）"),
+    (re.compile(r"^syntax error at line (\d+)$"), r"第 \1 行有语法错误"),
+    (re.compile(r"^the grading process died \((.+)\)$"), r"评测进程意外退出（\1）"),
+]
+
+
+def check_detail(detail: str, lang: str) -> str:
+    if lang != "zh":
+        return detail
+    for pattern, zh in CHECK_DETAILS_ZH:
+        if pattern.match(detail):
+            return pattern.sub(zh, detail)
+    return detail
 
 
 def t(key: str, lang: str, **kw) -> str:

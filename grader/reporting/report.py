@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from rich.console import Console, Group
 from rich.table import Table
@@ -9,8 +10,8 @@ from rich.text import Text
 
 from drills import get_spec
 from grader.reporting import fusion_report
-from grader.reporting import limits_report
-from grader.reporting.i18n import DIAGNOSES, check_name, pick, t
+from grader.reporting import learner_output, limits_report
+from grader.reporting.i18n import DIAGNOSES, check_detail, check_name, pick, t
 from grader.judge.diagnose import mask_axis, swapped_axis
 from grader.reporting.texts import checkpoints_for, drill_texts
 
@@ -19,11 +20,21 @@ TILE_ROW = 50
 MAX_CELLS = 256
 
 
+PLURALS = ("lanes", "rows", "columns", "elements", "programs", "tiles", "calls", "launches", "kernels", "bytes",
+           "lines", "seeds", "configs", "sizes", "holes", "points")
+ONE = re.compile(r"(?<![\d.,x×])\b1 (" + "|".join(PLURALS) + r")\b")
+
+
+def singular(text: str) -> str:
+    """"1 lanes" -> "1 lane": the templates say the plural, the count is sometimes one."""
+    return ONE.sub(lambda m: "1 " + m.group(1)[:-1], text)
+
+
 def _fmt(template: str, **kw) -> str:
     class Missing(dict):
         def __missing__(self, key):
             return "?"
-    return template.format_map(Missing(kw))
+    return singular(template.format_map(Missing(kw)))
 
 
 def explain(v, lang: str) -> tuple[str, str]:
@@ -46,7 +57,8 @@ def explain(v, lang: str) -> tuple[str, str]:
         zh = lang == "zh"
         kw.update(name=first["name"], line=first["line"],
                   more=((f"；还有 {', '.join(rest)}" if zh else f"; also {', '.join(rest)}") if rest else "") +
-                       ((f"（另见第 {', '.join(more_lines)} 行）" if zh else f" (lines {', '.join(more_lines)})")
+                       ((f"（另见第 {', '.join(more_lines)} 行）" if zh else
+                         f" (also line{'s' if len(more_lines) > 1 else ''} {', '.join(more_lines)})")
                         if more_lines else ""))
     elif cat in ("error", "crash") and d.get("exception"):
         e = d["exception"]
@@ -60,7 +72,7 @@ def explain(v, lang: str) -> tuple[str, str]:
             kw["kernel"] = e.get("kernel")
         msg = e.get("message", "")
         if e.get("type") == "MissingEntry":
-            found = e.get("found") or []
+            found = [f for f in e.get("found") or [] if f != "HOLE"]  # drill's own placeholder, not the learner's
             msg = f"no function `{entry}`" + (f" (found: {', '.join(found)})" if found else "")
             key = "missing-entry"
             kw["found"] = ", ".join(found) or "none"
@@ -301,20 +313,31 @@ def mask_source_line(lines: list[str], line: int | None) -> int | None:
     return None
 
 
-def source_excerpt(lines: list[str], line: int | None, context: int = 1, also: int | None = None) -> Text | None:
-    """The learner's line with `context` lines around it; `also` (a line a few lines away, e.g. the access whose
-    mask is built at `line`) is shown too, marked with ·."""
+def source_excerpt(lines: list[str], line: int | None, context: int = 1, also: int | None = None) -> Table | None:
+    """The lines around LINE with a gutter (arrow, number, bar); a long line folds under its own bar, never
+    into the gutter. `also` (a line a few lines away, e.g. the access whose mask is built at `line`) is shown too,
+    marked with ·."""
     if not line or line < 1 or line > len(lines):
         return None
     lo, hi = line - context, line + context
     if also and abs(also - line) <= 6:
         lo, hi = min(lo, also), max(hi, also)
-    out = Text()
+    out = Table(show_header=False, box=None, padding=(0, 0), pad_edge=False, expand=False)
+    out.add_column(no_wrap=True)
+    out.add_column(overflow="fold")
     for n in range(max(1, lo), min(len(lines), hi) + 1):
         mark = "➜" if n == line else "·" if n == also else " "
         style = "bold yellow" if n == line else "yellow" if n == also else "dim"
-        out.append(f"  {mark} {n:4d} │ {lines[n - 1]}\n", style=style)
+        out.add_row(Text(f"  {mark} {n:4d} │ ", style=style), Text(lines[n - 1].expandtabs(4), style=style))
     return out
+
+
+CODE = re.compile(r"\b\w+(\[[^\]]*\])?\s*=\s*[\w(\[]|\b\w+\s*[<>]=?\s*\w|\btl\.\w+\(|\w\([^)]*\w[^)]*\)")
+
+
+def gives_code(fix: str) -> bool:
+    """Does this fix hand over code (an assignment, a comparison, a call), not only say what is wrong?"""
+    return bool(CODE.search(fix))
 
 
 def tile_map_2d(grid: dict, lang: str) -> Text:
@@ -380,7 +403,9 @@ def skipped_line(skipped: list[dict], lang: str) -> Text:
     return Text("  " + t("skipped", lang, n=len(skipped), sizes=", ".join(sizes), estimate=worst), style="yellow")
 
 
-def render(v, lang: str) -> Group:
+def render(v, lang: str, show_fix: bool = True) -> Group:
+    """show_fix=False: a fix that hands over code is held back (progressive disclosure); what is wrong and where
+    is always said."""
     parts = []
     head = Text()
     head.append(f"{v.file}", style="bold")
@@ -405,8 +430,10 @@ def render(v, lang: str) -> Group:
             source_excerpt(v.source_lines, v.line)
         if excerpt is not None:
             parts.append(excerpt)
-        if fix:
+        if fix and (show_fix or not gives_code(fix)):
             parts.append(Text(f"  {t('fix', lang)}: {fix}", style="cyan"))
+        elif fix:
+            parts.append(Text(f"  {t('fix', lang)}: {t('fix_held', lang, drill=v.drill)}", style="cyan"))
     focus = v.focus or {}
     if v.cases:
         parts.append(Text(t("sizes", lang) + ":", style="bold"))
@@ -439,15 +466,15 @@ def render(v, lang: str) -> Group:
     if v.checks:
         table = Table(show_header=False, box=None, padding=(0, 1))
         for c in v.checks:
-            table.add_row("✓" if c["passed"] else "✗", check_name(c["name"], lang), Text(str(c.get("detail") or ""), style="dim"),
+            table.add_row("✓" if c["passed"] else "✗", check_name(c["name"], lang), Text(check_detail(str(c.get("detail") or ""), lang), style="dim"),
                           style=None if c["passed"] else "red")
         parts.append(Text(t("checks", lang) + ":", style="bold"))
         parts.append(table)
-    out = next((r["output"] for r in v.runs if r.get("output") and not v.passed), "")
-    if out.strip() and v.diagnosis in ("error", "crash", "timeout"):
-        tail = "\n".join(out.strip().splitlines()[-8:])
-        parts.append(Text(f"  {t('learner_output', lang)}:\n" + "\n".join("    " + ln for ln in tail.splitlines()),
-                          style="dim"))
+    printed, cut = learner_output.tail(v)
+    if printed:  # the learner's own prints, whatever the verdict (drill's frames taken out)
+        head = t("learner_output", lang) + (f" ({t('learner_output_cut', lang, n=cut)})" if cut else "")
+        parts.append(Text(f"  {head}:", style="bold"))
+        parts.append(Text("\n".join("    │ " + ln for ln in printed.splitlines()), style="dim"))
     if v.device == "cpu" and v.cases:  # only when calls actually ran
         parts.append(Text(t("interpreter_note", lang), style="italic dim"))
     elif v.info.get("cuda") and v.cases:
@@ -465,8 +492,35 @@ def render(v, lang: str) -> Group:
     return Group(*parts)
 
 
-def print_verdict(v, lang: str, console: Console) -> None:
-    console.print(render(v, lang))
+def print_verdict(v, lang: str, console: Console, show_fix: bool = True) -> None:
+    console.print(render(v, lang, show_fix))
+
+
+def gcc_lines(v, lang: str) -> list[str]:
+    """`file:line:col: error: message` lines (vim's quickfix, VS Code's $gcc problem matcher): one per hole left,
+    else one for the diagnosis at its line; nothing for a pass."""
+    if v.passed:
+        return []
+
+    def col(n: int | None) -> int:
+        if not n or n > len(v.source_lines):
+            return 1
+        text = v.source_lines[n - 1]
+        return len(text) - len(text.lstrip()) + 1
+
+    what, fix = explain(v, lang)
+    if v.diagnosis == "hole":
+        out = []
+        for h in (v.detail or {}).get("holes") or [{"name": v.hole, "line": v.line}]:
+            text = v.source_lines[h["line"] - 1] if h.get("line") and h["line"] <= len(v.source_lines) else ""
+            c = text.find("HOLE(") + 1 if "HOLE(" in text else col(h.get("line"))
+            out.append(f"{v.file}:{h.get('line') or 1}:{c}: error: hole `{h['name']}` is not filled [hole]")
+        return out
+    message = " ".join(what.split())
+    lines = [f"{v.file}:{v.line or 1}:{col(v.line)}: error: {message} [{v.diagnosis}]"]
+    if fix and not gives_code(fix):
+        lines.append(f"{v.file}:{v.line or 1}:{col(v.line)}: note: {' '.join(fix.split())}")
+    return lines
 
 
 def verdict_json(v) -> str:

@@ -72,7 +72,17 @@ def run(a: argparse.Namespace, started: float):
     os._exit(0)  # never wait for threads the learner's code left running
 
 
+def note(a, text: str) -> None:
+    """What the grade is doing now, for the parent's status line: one line in <out>.progress, overwritten."""
+    try:
+        with open(a.out + ".progress", "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError:
+        pass
+
+
 def grade(a, interpreted: bool, started: float) -> dict:
+    note(a, "importing torch and Triton")
     import torch
     import triton  # after TRITON_INTERPRET is settled
 
@@ -90,6 +100,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
 
     spec = get_spec(a.drill)
     learner_file = os.path.realpath(a.file)
+    note(a, "importing your file")
     info = {"triton": triton.__version__, "torch": torch.__version__.split("+")[0], "phases": phases}
     if a.device == "cuda":
         if not torch.cuda.is_available():
@@ -170,6 +181,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
     contract_evs, result_contract = limits.contract_calls(spec, module, learner_file)  # pure calls, no launch
     t0 = time.perf_counter()
     for tuner, config, size, probe, seed in call_plan(spec, configs, a.device, 1 if a.quick else spec.seeds):
+        note(a, "calling your function at size " + (str(size) if isinstance(size, int) else "x".join(map(str, size)))
+             + (f" ({probe.name})" if probe is not None else "") + f", seed {seed}")
         for ev in runner.pair(size, a.seed * 1000 + seed, tuner, config, probe):
             ev["config"] = config_label(config) if config is not None else None
             if probe is not None:
@@ -218,6 +231,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
     timed = a.device == "cuda" and not any(c["category"] for c in calls) and not os.environ.get("DRILL_SKIP_TIMING")
     if timed and spec.speedup_min is not None:
         recorder.uninstall()
+        note(a, "timing your kernel against eager")
         t0 = time.perf_counter()
         info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
         phases["timing_s"] = round(time.perf_counter() - t0, 3)

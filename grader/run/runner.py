@@ -117,13 +117,25 @@ def progress_fd() -> int | None:
         return None  # no real stderr (captured in tests): no live progress
 
 
-def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
+def wait_child(proc, out: str, log, device: str, deadline: float, progress=None) -> ChildRun:
+    """Wait for one grading process until the deadline; progress(device, text), if given, is told every 0.2 s what
+    the child says it is doing (its <out>.progress line)."""
     run = ChildRun(device)
     started = time.monotonic()
+    killed_at = None
     try:
-        proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        while True:
+            try:
+                proc.wait(timeout=max(0.05, min(0.2, deadline - time.monotonic())) if progress else
+                          max(0.1, deadline - time.monotonic()))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    raise
+                progress(device, _progress_line(out))
     except subprocess.TimeoutExpired:
         run.timed_out = True
+        killed_at = time.monotonic()  # the limit; the second given to faulthandler below is not the learner's
         try:
             os.kill(proc.pid, signal.SIGUSR1)  # the child's faulthandler writes where it is stuck to the log
             proc.wait(timeout=1.0)
@@ -132,7 +144,7 @@ def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
         kill_group(proc)  # the whole group: a hung kernel may have helpers
     procs.reaped(proc)
     run.returncode = proc.returncode
-    run.elapsed_s = time.monotonic() - started
+    run.elapsed_s = (killed_at or time.monotonic()) - started
     log.seek(0)
     run.output = log.read().decode("utf-8", "replace")[-4000:]
     log.close()
@@ -145,7 +157,16 @@ def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
     return run
 
 
-def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout: float) -> list[ChildRun]:
+def _progress_line(out: str) -> str:
+    try:
+        with open(out + ".progress", encoding="utf-8") as f:
+            return f.read(200)
+    except OSError:
+        return "starting the grading process"
+
+
+def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout: float,
+                 progress=None) -> list[ChildRun]:
     with procs.scratch_dir("drill-grade-") as workdir:
         started = []
         try:
@@ -153,7 +174,7 @@ def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout:
                 started.append((d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
                                                 workdir=workdir, timeout=timeout)))
             deadline = time.monotonic() + timeout
-            return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
+            return [wait_child(proc, out, log, d, deadline, progress) for d, proc, out, log in started]
         except BaseException:  # Ctrl-C in the parent: the children have their own session, so end them here
             for _, proc, _, log in started:
                 kill_group(proc)
@@ -162,8 +183,9 @@ def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout:
 
 
 def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int = 0,
-          timeout: float | None = None) -> Verdict:
-    """Grade one file. Raises UnreadableFile / KeyError (usage errors); everything else is a verdict."""
+          timeout: float | None = None, progress=None) -> Verdict:
+    """Grade one file. Raises UnreadableFile / KeyError (usage errors); everything else is a verdict.
+    progress(device, text), if given, hears what the grading process is doing, every 0.2 s."""
     started = time.monotonic()
     path = Path(path).resolve()
     static = inspect_file(path)
@@ -193,12 +215,12 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
         return _done(v, started)
 
     devices = ["cuda", "cpu"] if device == "cuda" else ["cpu"]
-    runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s)
+    runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s, progress)
     if device == "cuda" and ((runs[0].result or {}).get("fatal") or {}).get("type") == "NoCuda":
         if not auto:
             raise DeviceUnavailable("--device cuda, but torch here has no CUDA (a CPU build?); use --device cpu")
         v.device, devices = "cpu", ["cpu"]  # a driver, but no CUDA for torch: the interpreter grades alone
-        runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s)
+        runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s, progress)
     v.runs = [{"device": r.device, "returncode": r.returncode, "timed_out": r.timed_out,
                "elapsed_s": round(r.elapsed_s, 2), "output": r.output if not r.result or r.result.get("fatal")
                else r.output[-1500:]} for r in runs]
