@@ -159,8 +159,9 @@ def grade(a, interpreted: bool, started: float) -> dict:
         from grader.run.budget import Budget, VirtualClock
         # Counted seconds (deterministic: the verdict never depends on the machine's load), from a fixed share of
         # the timeout; the wall clock is a safety net only, at WALL_SHARE of what the parent's timeout leaves.
-        budget = Budget(max(5.0, BUDGET_SHARE * a.timeout), clock=VirtualClock().install(),
-                        wall_left=WALL_SHARE * a.timeout - (time.perf_counter() - started))
+        clock = VirtualClock(wall_deadline=time.monotonic() + WALL_SHARE * a.timeout
+                             - (time.perf_counter() - started)).install()
+        budget = Budget(max(5.0, BUDGET_SHARE * a.timeout), clock=clock)
         recorder.budget = budget
     runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder, keep_inputs=len(configs) > 1,
                         carried=module_memory.regions, budget=budget)
@@ -404,7 +405,8 @@ class CallRunner:
         if lanes:
             lanes.start(memory)
         out = None
-        started = time.perf_counter()
+        counts_before = dict(getattr(getattr(self.budget, "clock", None), "counts", None) or {})
+        started, cpu_started = time.perf_counter(), time.process_time()
         try:
             if self.budget is not None:
                 self.budget.start_call(ref.numel())
@@ -433,6 +435,10 @@ class CallRunner:
         if self.budget is not None:
             self.budget.end_call()
         ev["wall_s"] = round(time.perf_counter() - started, 4)
+        ev["cpu_s"] = round(time.process_time() - cpu_started, 4)
+        clock = getattr(self.budget, "clock", None)
+        if isinstance(getattr(clock, "counts", None), dict):  # the interpreter's counted work (calibration)
+            ev["counted"] = {k: v - counts_before.get(k, 0) for k, v in clock.counts.items()}
         self.carried += [r for r in memory.regions if r.kind == "alloc" and r not in self.carried]
         ev["launches"] = recorder.launches
         ev["torch_ops"] = watch.ops
