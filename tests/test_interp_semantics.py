@@ -107,7 +107,7 @@ for i, ref in enumerate(refs):
     o = torch.empty(256, dtype=torch.bfloat16)
     ops[(1,)](a, b, o, WHICH=i, B=256)
     if i == 4:  # exp: numpy's and torch's fp32 exp may differ in the last fp32 bit, so one bf16 ulp at a tie
-        exact.append(bool(((o.double() - ref.double()).abs() <= ref.double().abs() * 2 ** -8).all()))
+        exact.append(bool(((o.double() - ref.double()).abs() <= ref.double().abs() * 2 ** -7).all()))
     else:
         exact.append(bool(torch.equal(o.view(torch.int16), ref.view(torch.int16))))
 r = torch.empty(3, dtype=torch.bfloat16)
