@@ -9,9 +9,9 @@ budget.
 The seconds are not the wall clock's: they are counted (`VirtualClock`: programs run and interpreter operations
 issued, times fixed per-program and per-operation costs measured once on a 2-core machine). Which calls are skipped
 therefore depends only on the submission and the drill, never on how loaded the machine is: the same file gets the
-same verdict every run (docs/grader.md, "Determinism"). The wall clock only backs it up: past WALL_SHARE of the
-parent's timeout (a machine several times slower than the calibration) no further program starts: the call is
-skipped, rather than the whole grade killed. Calls run smallest first and one seed of every size before any second seed, so a skipped call is always a
+same verdict every run (docs/grader.md, "Determinism"). The process's CPU time only backs it up: past CPU_SHARE of
+the parent's timeout (which counts the child's CPU seconds too: grader.run.runner.out_of_time) — a machine much
+slower than the calibration — no further program starts: the call is skipped, rather than the whole grade killed. Calls run smallest first and one seed of every size before any second seed, so a skipped call is always a
 repeat at a size already seen or a larger size than every one that ran. Skipped calls are reported, never counted
 as passes or failures.
 """
@@ -92,21 +92,23 @@ class Budget:
             self.deadline = min(self.deadline, self.clock() + AFTER_FAILURE_S)
 
 
-# Calibration (benchmarks/interp_cost.py on the drills' reference solutions, 2-core CPU machine, 2026-12-01, import
-# floor 4.7 s in that run): the non-negative least-squares fit was 6.0e-5 s per interpreter operation (a builder
-# call: load, store, arithmetic, reduction, dot) and 3.2e-8 s per multiply-add of tl.dot, per-program and
-# per-element costs 0; it predicted the calls of 0.1 s and more within 0.3x-1.8x of their wall time. The costs here
-# are 1.3x the fit, so that a budget spent in counted seconds is rarely longer in real ones.
-COSTS = {"programs": 0.0, "ops": 0.000078, "elems": 0.0, "flops": 0.000000041}
+# Calibration (benchmarks/interp_cost.py: 260 calls of the drills' reference solutions and three small-block
+# variants, CPU seconds per call, this project's 2-core machine, 2026-12-01, import floor 7.1 s in that run: the
+# machine was shared and loaded, which is why the fit uses CPU time, not wall time). The non-negative least-squares
+# fit: 3.0e-5 s per interpreter operation (a builder call: load, store, arithmetic, reduction, dot), 4.2e-9 s per
+# element those operations produce, 8.7e-9 s per multiply-add of tl.dot, 0 per program; calls of 0.1 s and more
+# predicted within 0.48x-1.28x (median 0.93x). The costs here are 1.3x the fit, so that a budget spent in counted
+# seconds is rarely longer in real ones.
+COSTS = {"programs": 0.0, "ops": 0.00004, "elems": 0.0000000055, "flops": 0.000000011}
 
 
 class VirtualClock:
     """A clock that advances by the interpreter's work, not by time: the counts below times COSTS. Installed once
     per grading process (a fork of the warm worker installs its own)."""
 
-    def __init__(self, wall_deadline: float | None = None):
+    def __init__(self, cpu_deadline: float | None = None):
         self.counts = dict.fromkeys(COSTS, 0)
-        self.wall_deadline = wall_deadline  # time.monotonic() past which a program does not start (OverBudget)
+        self.cpu_deadline = cpu_deadline  # time.process_time() past which a program does not start (OverBudget)
 
     def __call__(self) -> float:
         return sum(COSTS[k] * v for k, v in self.counts.items())
@@ -123,8 +125,8 @@ class VirtualClock:
             if name == "set_grid_idx":
                 def counted(self, *args, _orig=orig, **kwargs):
                     counts["programs"] += 1
-                    if clock.wall_deadline is not None and counts["programs"] % 16 == 0 \
-                            and time.monotonic() > clock.wall_deadline:  # the safety net, even inside a launch
+                    if clock.cpu_deadline is not None and counts["programs"] % 16 == 0 \
+                            and time.process_time() > clock.cpu_deadline:  # the safety net, even inside a launch
                         raise OverBudget(0.0, 0.0, None)
                     return _orig(self, *args, **kwargs)
             elif name == "create_dot":

@@ -158,9 +158,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
     if interpreted:  # the interpreter's cost grows with the programs launched: skip what would not fit
         from grader.run.budget import Budget, VirtualClock
         # Counted seconds (deterministic: the verdict never depends on the machine's load), from a fixed share of
-        # the timeout; the wall clock is a safety net only, at WALL_SHARE of what the parent's timeout leaves.
-        clock = VirtualClock(wall_deadline=time.monotonic() + WALL_SHARE * a.timeout
-                             - (time.perf_counter() - started)).install()
+        # the timeout; the process's CPU time is a safety net only, at CPU_SHARE of the timeout.
+        clock = VirtualClock(cpu_deadline=CPU_SHARE * a.timeout).install()  # process_time counts from this process's start
         budget = Budget(max(5.0, BUDGET_SHARE * a.timeout), clock=clock)
         recorder.budget = budget
     runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder, keep_inputs=len(configs) > 1,
@@ -229,7 +228,7 @@ MISTAKE_MAX_NUMEL = 200_000  # outputs larger than this are not compared with th
 
 # Share of the child's timeout that interpreted calls may spend (imports, evaluation and slack take the rest).
 BUDGET_SHARE = 0.5
-WALL_SHARE = 0.8  # past this share of the timeout (wall clock), calls are skipped rather than the child killed
+CPU_SHARE = 0.8  # past this share of the timeout (CPU seconds), calls are skipped rather than the child killed
 
 
 def call_plan(spec, configs, device: str, seeds: int):

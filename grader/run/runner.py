@@ -117,12 +117,55 @@ def progress_fd() -> int | None:
         return None  # no real stderr (captured in tests): no live progress
 
 
-def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
+POLL_S = 0.25
+IDLE_WINDOW_S = 1.0   # a child that used under IDLE_SHARE of one core over this long is waiting, not working
+IDLE_SHARE = 0.05
+HARD_FACTOR = 4       # past this many times the timeout (wall clock) a child is killed whatever it is doing
+
+
+def child_cpu_seconds(pid: int | None) -> float | None:
+    """CPU seconds a process has used (user + system), from /proc; None where there is no /proc."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def out_of_time(samples: list, timeout: float, started: float) -> bool:
+    """A grade's timeout counts the child's CPU seconds, so that a loaded machine (the child waiting for a core)
+    does not turn a verdict into `timeout`: the same file gets the same verdict at any load (docs/grader.md,
+    Determinism). A child that waits (sleep, a lock) uses no CPU: it is out of time once the wall clock passes the
+    timeout and it has been idle for IDLE_WINDOW_S. `samples` are (monotonic time, CPU seconds or None)."""
+    now, cpu = samples[-1]
+    wall = now - started
+    if cpu is None:  # no /proc: the wall clock alone
+        return wall >= timeout
+    if cpu >= timeout or wall >= HARD_FACTOR * timeout:
+        return True
+    if wall < timeout:
+        return False
+    window = [(t, c) for t, c in samples if now - t <= IDLE_WINDOW_S + POLL_S / 2]
+    if now - window[0][0] < IDLE_WINDOW_S * 0.9:
+        return False
+    return (cpu - window[0][1]) < IDLE_SHARE * (now - window[0][0])
+
+
+def wait_child(proc, out: str, log, device: str, timeout: float, started_at: float) -> ChildRun:
     run = ChildRun(device)
     started = time.monotonic()
-    try:
-        proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
+    samples: list = []
+    while True:
+        try:
+            proc.wait(timeout=POLL_S)
+            break
+        except subprocess.TimeoutExpired:
+            samples.append((time.monotonic(), child_cpu_seconds(getattr(proc, "pid", None))))
+            if not out_of_time(samples, timeout, started_at):
+                continue
         run.timed_out = True
         try:
             os.kill(proc.pid, signal.SIGUSR1)  # the child's faulthandler writes where it is stuck to the log
@@ -130,6 +173,7 @@ def wait_child(proc, out: str, log, device: str, deadline: float) -> ChildRun:
         except (ProcessLookupError, subprocess.TimeoutExpired):
             pass
         kill_group(proc)  # the whole group: a hung kernel may have helpers
+        break
     procs.reaped(proc)
     run.returncode = proc.returncode
     run.elapsed_s = time.monotonic() - started
@@ -152,8 +196,8 @@ def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout:
             for d in devices:
                 started.append((d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
                                                 workdir=workdir, timeout=timeout)))
-            deadline = time.monotonic() + timeout
-            return [wait_child(proc, out, log, d, deadline) for d, proc, out, log in started]
+            started_at = time.monotonic()
+            return [wait_child(proc, out, log, d, timeout, started_at) for d, proc, out, log in started]
         except BaseException:  # Ctrl-C in the parent: the children have their own session, so end them here
             for _, proc, _, log in started:
                 kill_group(proc)
