@@ -154,10 +154,14 @@ def out_of_time(samples: list, timeout: float, started: float) -> bool:
     return (cpu - window[0][1]) < IDLE_SHARE * (now - window[0][0])
 
 
-def wait_child(proc, out: str, log, device: str, timeout: float, started_at: float) -> ChildRun:
+def wait_child(proc, out: str, log, device: str, timeout: float, started_at: float, progress=None) -> ChildRun:
+    """Wait for one grading process until it is out of time (out_of_time: its CPU seconds, or idle past the
+    timeout); progress(device, text), if given, is told every poll what the child says it is doing (its
+    <out>.progress line, where the child writes one)."""
     run = ChildRun(device)
     started = time.monotonic()
     samples: list = []
+    killed_at = None
     while True:
         try:
             proc.wait(timeout=POLL_S)
@@ -165,8 +169,11 @@ def wait_child(proc, out: str, log, device: str, timeout: float, started_at: flo
         except subprocess.TimeoutExpired:
             samples.append((time.monotonic(), child_cpu_seconds(getattr(proc, "pid", None))))
             if not out_of_time(samples, timeout, started_at):
+                if progress:
+                    progress(device, _progress_line(out))
                 continue
         run.timed_out = True
+        killed_at = time.monotonic()  # the limit; the second given to faulthandler below is not the learner's
         try:
             os.kill(proc.pid, signal.SIGUSR1)  # the child's faulthandler writes where it is stuck to the log
             proc.wait(timeout=1.0)
@@ -176,7 +183,7 @@ def wait_child(proc, out: str, log, device: str, timeout: float, started_at: flo
         break
     procs.reaped(proc)
     run.returncode = proc.returncode
-    run.elapsed_s = time.monotonic() - started
+    run.elapsed_s = (killed_at or time.monotonic()) - started
     log.seek(0)
     run.output = log.read().decode("utf-8", "replace")[-4000:]
     log.close()
@@ -189,7 +196,16 @@ def wait_child(proc, out: str, log, device: str, timeout: float, started_at: flo
     return run
 
 
-def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout: float) -> list[ChildRun]:
+def _progress_line(out: str) -> str:
+    try:
+        with open(out + ".progress", encoding="utf-8") as f:
+            return f.read(200)
+    except OSError:
+        return "starting the grading process"
+
+
+def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout: float,
+                 progress=None) -> list[ChildRun]:
     with procs.scratch_dir("drill-grade-") as workdir:
         started = []
         try:
@@ -197,7 +213,7 @@ def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout:
                 started.append((d, *start_child(path, drill, d, seed, quick=(d == "cpu" and "cuda" in devices),
                                                 workdir=workdir, timeout=timeout)))
             started_at = time.monotonic()
-            return [wait_child(proc, out, log, d, timeout, started_at) for d, proc, out, log in started]
+            return [wait_child(proc, out, log, d, timeout, started_at, progress) for d, proc, out, log in started]
         except BaseException:  # Ctrl-C in the parent: the children have their own session, so end them here
             for _, proc, _, log in started:
                 kill_group(proc)
@@ -206,8 +222,9 @@ def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout:
 
 
 def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int = 0,
-          timeout: float | None = None) -> Verdict:
-    """Grade one file. Raises UnreadableFile / KeyError (usage errors); everything else is a verdict."""
+          timeout: float | None = None, progress=None) -> Verdict:
+    """Grade one file. Raises UnreadableFile / KeyError (usage errors); everything else is a verdict.
+    progress(device, text), if given, hears what the grading process is doing, every poll."""
     started = time.monotonic()
     path = Path(path).resolve()
     static = inspect_file(path)
@@ -237,12 +254,12 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
         return _done(v, started)
 
     devices = ["cuda", "cpu"] if device == "cuda" else ["cpu"]
-    runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s)
+    runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s, progress)
     if device == "cuda" and ((runs[0].result or {}).get("fatal") or {}).get("type") == "NoCuda":
         if not auto:
             raise DeviceUnavailable("--device cuda, but torch here has no CUDA (a CPU build?); use --device cpu")
         v.device, devices = "cpu", ["cpu"]  # a driver, but no CUDA for torch: the interpreter grades alone
-        runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s)
+        runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s, progress)
     v.runs = [{"device": r.device, "returncode": r.returncode, "timed_out": r.timed_out,
                "elapsed_s": round(r.elapsed_s, 2), "output": r.output if not r.result or r.result.get("fatal")
                else r.output[-1500:]} for r in runs]
