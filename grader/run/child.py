@@ -171,9 +171,9 @@ def grade(a, interpreted: bool, started: float) -> dict:
     if interpreted:  # the interpreter's cost grows with the programs launched: skip what would not fit
         from grader.run.budget import Budget, VirtualClock
         # Counted seconds (deterministic: the verdict never depends on the machine's load), from a fixed share of
-        # the timeout; the wall clock is a safety net only, at WALL_SHARE of what the parent's timeout leaves.
-        budget = Budget(max(5.0, BUDGET_SHARE * a.timeout), clock=VirtualClock().install(),
-                        wall_left=WALL_SHARE * a.timeout - (time.perf_counter() - started))
+        # the timeout; the process's CPU time is a safety net only, at CPU_SHARE of the timeout.
+        clock = VirtualClock(cpu_deadline=CPU_SHARE * a.timeout).install()  # process_time counts from this process's start
+        budget = Budget(max(5.0, BUDGET_SHARE * a.timeout), clock=clock)
         recorder.budget = budget
     runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder, keep_inputs=len(configs) > 1,
                         carried=module_memory.regions, budget=budget)
@@ -245,7 +245,7 @@ MISTAKE_MAX_NUMEL = 200_000  # outputs larger than this are not compared with th
 
 # Share of the child's timeout that interpreted calls may spend (imports, evaluation and slack take the rest).
 BUDGET_SHARE = 0.5
-WALL_SHARE = 0.8  # past this share of the timeout (wall clock), calls are skipped rather than the child killed
+CPU_SHARE = 0.8  # past this share of the timeout (CPU seconds), calls are skipped rather than the child killed
 
 
 def call_plan(spec, configs, device: str, seeds: int):
@@ -421,7 +421,8 @@ class CallRunner:
         if lanes:
             lanes.start(memory)
         out = None
-        started = time.perf_counter()
+        counts_before = dict(getattr(getattr(self.budget, "clock", None), "counts", None) or {})
+        started, cpu_started = time.perf_counter(), time.process_time()
         try:
             if self.budget is not None:
                 self.budget.start_call(ref.numel())
@@ -450,6 +451,10 @@ class CallRunner:
         if self.budget is not None:
             self.budget.end_call()
         ev["wall_s"] = round(time.perf_counter() - started, 4)
+        ev["cpu_s"] = round(time.process_time() - cpu_started, 4)
+        clock = getattr(self.budget, "clock", None)
+        if isinstance(getattr(clock, "counts", None), dict):  # the interpreter's counted work (calibration)
+            ev["counted"] = {k: v - counts_before.get(k, 0) for k, v in clock.counts.items()}
         self.carried += [r for r in memory.regions if r.kind == "alloc" and r not in self.carried]
         ev["launches"] = recorder.launches
         ev["torch_ops"] = watch.ops

@@ -23,9 +23,10 @@ LIVE_DIRS: set = set()  # scratch folders not yet removed
 
 
 def child_env(**extra) -> dict:
-    """The caller's environment with this project importable (the child runs `python -m grader.…`)."""
+    """The caller's environment with this project importable (the child runs `python -m grader.…`). String
+    hashing is fixed (PYTHONHASHSEED=0): no set or dict order in a grade can differ from one run to the next."""
     return dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                PYTHONUNBUFFERED="1", **extra)
+                PYTHONUNBUFFERED="1", PYTHONHASHSEED="0", **extra)
 
 
 def bytecode_env() -> dict:

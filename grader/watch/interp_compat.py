@@ -12,6 +12,8 @@
   runtime tensor and tl.arange fails. We recognise it the compiler's way.
 - A float kernel argument: the compiler passes it as an fp32 scalar (`eps.to(tl.float32)`, `eps.dtype` work, and
   arithmetic with it rounds as fp32); the interpreter passes the Python float itself. We pass a 0-d fp32 tensor.
+- `tl.reduce` with a combine function of its own (Inductor's `triton_helpers.max2`) runs element by element in the
+  interpreter: minutes per call. We reduce in a tree of whole blocks, as the compiler does (install_tree_reduce).
 - A device-function call leaves triton.language patched for the interpreter (Triton 3.6 and 3.9 both): we undo it
   when the call returns.
 """
@@ -136,6 +138,7 @@ def install_compiler_semantics() -> None:
         function.__call__ = __call__
 
     install_scalar_arguments()
+    install_tree_reduce()
 
     executor = interpreter.GridExecutor
     orig_init = executor.__init__
@@ -172,3 +175,65 @@ def install_scalar_arguments() -> None:
 
     _implicit_cvt._drill_patched = True
     interpreter._implicit_cvt = _implicit_cvt
+
+
+# -- tl.reduce with a combine function of the learner's (or Inductor's) -----------------------------------------------
+def install_tree_reduce() -> None:
+    """`tl.reduce(x, axis, combine)` with a combine function Triton's interpreter does not know by identity (only
+    tl.standard's sum/max/min/argmax have fast paths) runs element by element: the combine function called once per
+    element, on scalars — Inductor's `triton_helpers.max2` (a reduce with `triton_helpers.maximum`) over 37 rows of
+    781 took minutes. The compiler reduces in a tree (within a thread, then across lanes), which it may because a
+    reduce's combine function must be associative and commutative. So do the same: combine the two halves of the
+    axis as whole blocks, log2(n) calls instead of n. A combine function that fails on blocks falls back to the
+    interpreter's own loop, which then reports what it reports."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter
+
+    ops = interpreter.ReduceOps
+    if getattr(ops.generic_reduce, "_drill_tree", False):
+        return
+    orig = ops.generic_reduce
+
+    def tree(self, input):
+        original_axis = self.axis
+        input, axis = self.unravel(input, self.axis)
+        dtypes = [t.dtype for t in input]
+        ndim = input[0].handle.data.ndim
+        datas = [np.moveaxis(t.handle.data, axis, -1) for t in input]
+        n = datas[0].shape[-1]
+        while n > 1:
+            h = n // 2
+            halves = [tuple(self.to_tensor(np.ascontiguousarray(d[..., lo:hi]), dt) for d, dt in zip(datas, dtypes))
+                      for lo, hi in ((0, h), (h, 2 * h))]
+            shape = halves[0][0].handle.data.shape
+            got = self.combine_fn.fn(*halves[0], *halves[1])
+            got = got if isinstance(got, tuple) else (got,)
+            merged = []
+            for d, r in zip(datas, got):
+                value = r.handle.data if isinstance(r, tl.core.tensor) else np.asarray(getattr(r, "value", r))
+                value = np.broadcast_to(value, shape).astype(d.dtype)
+                merged.append(np.concatenate([value, d[..., 2 * h:]], axis=-1) if n % 2 else value)
+            datas, n = merged, h + n % 2
+        ret = []
+        for d, dt in zip(datas, dtypes):
+            data = d[..., 0] if d.shape[-1] else d.sum(axis=-1)
+            if self.keep_dims:
+                if original_axis is not None:
+                    data = np.expand_dims(data, axis)
+                else:
+                    for _ in range(ndim):
+                        data = np.expand_dims(data, 0)
+            elif original_axis is None:
+                data = np.asarray(data).item()
+            ret.append(self.to_tensor(data, dt))
+        return ret
+
+    def generic_reduce(self, input):
+        try:
+            return tree(self, input)
+        except Exception:  # noqa: BLE001 - not vectorisable: the interpreter's element loop decides
+            return orig(self, input)
+
+    generic_reduce._drill_tree = True
+    ops.generic_reduce = generic_reduce
