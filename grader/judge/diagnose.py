@@ -375,6 +375,17 @@ def relabel_probes(calls: list[dict]) -> None:
             c["detail"] = dict(c.get("detail") or {}, probe_relabelled=True)
 
 
+def refute_mistakes(calls: list[dict], max_launches, rules: dict) -> None:
+    """A call's output matched a named mistake, but a probe that mistake cannot pass (Mistake.refuted_by) passed:
+    the match was a coincidence (two mistakes that both give NaN there), so the call is classified without it."""
+    passed = {c.get("probe") for c in calls if c.get("probe") and c.get("category") is None}
+    for c in calls:
+        m = c.get("mistake")
+        if m and set(m.get("refuted_by") or ()) & passed:
+            c["mistake_refuted"] = c.pop("mistake")
+            c["category"], c["detail"] = classify(c, max_launches, rules)
+
+
 def drop_unproven_other(calls: list[dict], rules: dict) -> None:
     """A masked load whose `other=` is not the reduction's identity is the cause only if the failures depend on masked
     lanes. When a call whose loads masked nothing off failed on values too (a row length that is a power of two), or
@@ -411,6 +422,27 @@ def blame_probe_layouts(calls: list[dict]) -> None:
                 and memory_evidence(c.get("detail") or {}) and json.dumps(c.get("size")) in passed:
             c["category"] = c["probe_category"]
             c["detail"] = dict(c["detail"], probe=c["probe"], probe_only=True)
+
+
+def blame_layout_assumption(calls: list[dict], stride_category: str = "strides") -> None:
+    """A layout probe (b = w.t(): its category is the drill's stride word) that passes at a size where the plain,
+    contiguous inputs fail on values: the kernel is right only for the probe's layout, so it assumes one instead of
+    reading the strides (stride_bk taken as 1). The plain values failures are relabelled with that probe named.
+    Grade-wide; runs after blame_probe_layouts."""
+    passed = {json.dumps(c.get("size")): c["probe"] for c in calls
+              if c.get("probe") and c.get("probe_category") == stride_category and c.get("category") is None}
+    if not passed:
+        return
+    plain_fail = [c for c in calls if (not c.get("probe") or (c.get("detail") or {}).get("probe_relabelled"))
+                  and c.get("category") and c.get("wrong")
+                  and not c.get("unwritten") and not memory_evidence(c.get("detail") or {})
+                  and c["category"] not in DECISIVE and not (c.get("detail") or {}).get("mistake")]
+    if not any(json.dumps(c.get("size")) in passed for c in plain_fail):
+        return
+    probe = next(iter(passed.values()))
+    for c in plain_fail:
+        c["category"] = stride_category
+        c["detail"] = dict(c.get("detail") or {}, layout_only=probe)
 
 
 def key_never_changes(calls: list[dict], rules: dict) -> dict | None:
