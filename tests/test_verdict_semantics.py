@@ -69,6 +69,13 @@ def test_a_logsumexp_rounded_to_the_block_is_still_per_row():
                                                                                output=True, elsize=2))
 
 
+def test_a_per_row_scratch_stored_every_key_block_is_a_round_trip():
+    # Tri Dao's TMP workaround: (B, H, roundup(S, 128)) float32, stored (and loaded back) once per key block
+    out = _store("o", (1, 2, 100, 64), 25600, output=True, elsize=2, distinct=12800)
+    tmp = _store("torch.empty at line 118", (1, 2, 128), 2 * 128 * 4 * 2, distinct=256)
+    assert not side_output(tmp, out)
+
+
 def test_the_scores_buffer_is_the_intermediate_and_named_with_what_was_stored():
     scores = _store("torch.empty at line 82", (1, 2, 100, 100), 80000)
     d = extra_bytes(_attention_call(scores))

@@ -52,7 +52,10 @@ def side_output(row: dict, out: dict | None) -> bool:
     rows = -(-rows_dim // SIDE_ROUND) * SIDE_ROUND
     for n in outer:
         rows *= n
-    return row["numel"] <= SIDE_PER_ROW * rows
+    # What was stored counts, not the buffer's size: a per-row scratch stored and loaded back every key block (Tri
+    # Dao's TMP workaround) stores rows x blocks values, a round trip that grows with S like the scores do.
+    lanes = row["bytes"] // max(row.get("elsize") or 1, 1)
+    return row["numel"] <= SIDE_PER_ROW * rows and lanes <= SIDE_PER_ROW * rows and lanes <= row["distinct"]
 
 
 def store_breakdown(ev: dict) -> dict:
@@ -63,7 +66,7 @@ def store_breakdown(ev: dict) -> dict:
     out = next((r for r in stores if r.get("output")), None)
     side = [r for r in stores if side_output(r, out)]
     into = [r for r in stores if not r.get("output") and r.get("kind") != "input" and r not in side]
-    brief = lambda r: {k: r.get(k) for k in ("tensor", "shape", "dtype", "bytes")}  # noqa: E731
+    brief = lambda r: {k: r.get(k) for k in ("tensor", "shape", "dtype", "bytes", "distinct", "elsize")}  # noqa: E731
     return {"output_bytes": out["distinct"] * out["elsize"] if out else 0,
             "restored": (out or {}).get("restored_bytes", 0),
             "side": [brief(r) for r in side], "into": [brief(r) for r in into],
@@ -270,9 +273,6 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                   "programs": max((l.get("programs") or 0) for l in launches), "block": ev["tiles"]["block"]}
         if cap is not None:  # a capped grid loops over tiles: one tile per program says nothing here
             return "persistent", {**detail, "cap": cap, "loop_misses": True}
-        if rules.get("autotune") is not None and grid_not_from_meta(launches, numel):
-            # an autotuned kernel whose grid ignores the chosen BLOCK (a fixed cdiv(n, 1024)): the tuner's contract
-            return "autotune", {**rules["autotune"], **detail, "problem": "grid-not-from-meta"}
         # Lanes evidence first (interpreter): fewer store lanes issued than elements can never cover them all.
         if issued is not None and issued < numel:
             return "grid", {**detail, "issued": True}
