@@ -69,6 +69,13 @@ def test_a_logsumexp_rounded_to_the_block_is_still_per_row():
                                                                                output=True, elsize=2))
 
 
+def test_a_per_row_scratch_stored_every_key_block_is_a_round_trip():
+    # Tri Dao's TMP workaround: (B, H, roundup(S, 128)) float32, stored (and loaded back) once per key block
+    out = _store("o", (1, 2, 100, 64), 25600, output=True, elsize=2, distinct=12800)
+    tmp = _store("torch.empty at line 118", (1, 2, 128), 2 * 128 * 4 * 2, distinct=256)
+    assert not side_output(tmp, out)
+
+
 def test_the_scores_buffer_is_the_intermediate_and_named_with_what_was_stored():
     scores = _store("torch.empty at line 82", (1, 2, 100, 100), 80000)
     d = extra_bytes(_attention_call(scores))
@@ -160,3 +167,29 @@ def test_an_other_that_tl_where_made_harmless_is_not_blamed():
     alone = [dict(blamed)]  # nothing says the other= did not matter: it stays the cause
     drop_unproven_other(alone, rules)
     assert alone[0]["category"] == "other"
+
+
+def test_right_only_on_a_layout_probe_is_strides():
+    from grader.judge.diagnose import blame_layout_assumption
+    plain = {"size": [100, 40, 257], "category": "wrong-values", "wrong": 3990, "detail": {"wrong": 3990}}
+    probe = {"size": [100, 40, 257], "probe": "b = w.t()", "probe_category": "strides", "category": None}
+    calls = [plain, probe]
+    blame_layout_assumption(calls)
+    assert plain["category"] == "strides" and plain["detail"]["layout_only"] == "b = w.t()"
+    # the probe failing too says nothing about a layout
+    other = [dict(plain, category="wrong-values", detail={}), dict(probe, category="strides")]
+    blame_layout_assumption(other)
+    assert other[0]["category"] == "wrong-values"
+
+
+def test_a_mistake_refuted_by_a_probe_it_cannot_pass_is_dropped():
+    from grader.judge.diagnose import refute_mistakes
+    rules = {"masked_other": (float("-inf"), "other"), "value_category": "wrong-values"}
+    neg = {"probe": "all-negative", "probe_category": "other", "returned": "tensor", "launches": [{"kernel": "k"}],
+           "wrong": 10, "numel": 10, "masked_loads": [{"line": 9, "other": 0.0, "lanes": 3}],
+           "mistake": {"name": "no max", "category": "stability", "refuted_by": ["x30"]},
+           "category": "stability", "detail": {}}
+    x30 = {"probe": "x30", "category": None}
+    calls = [neg, x30]
+    refute_mistakes(calls, None, rules)
+    assert neg["category"] == "other" and "mistake" not in neg

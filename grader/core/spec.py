@@ -38,6 +38,9 @@ class Mistake:
     name: str                       # shown in the report: "no 1/sqrt(D) scale"
     category: str
     reference: Callable
+    # probes this mistake cannot pass (no max subtracted overflows on x30): when one of them passes, a match on
+    # another call is a coincidence (NaN where another mistake also gives NaN) and the mistake is not the cause
+    refuted_by: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,10 @@ def side_output(row: dict, out: dict | None) -> bool:
     rows = -(-rows_dim // SIDE_ROUND) * SIDE_ROUND
     for n in outer:
         rows *= n
-    return row["numel"] <= SIDE_PER_ROW * rows
+    # What was stored counts, not the buffer's size: a per-row scratch stored and loaded back every key block (Tri
+    # Dao's TMP workaround) stores rows x blocks values, a round trip that grows with S like the scores do.
+    lanes = row["bytes"] // max(row.get("elsize") or 1, 1)
+    return row["numel"] <= SIDE_PER_ROW * rows and lanes <= SIDE_PER_ROW * rows and lanes <= row["distinct"]
 
 
 def store_breakdown(ev: dict) -> dict:
@@ -63,7 +66,7 @@ def store_breakdown(ev: dict) -> dict:
     out = next((r for r in stores if r.get("output")), None)
     side = [r for r in stores if side_output(r, out)]
     into = [r for r in stores if not r.get("output") and r.get("kind") != "input" and r not in side]
-    brief = lambda r: {k: r.get(k) for k in ("tensor", "shape", "dtype", "bytes")}  # noqa: E731
+    brief = lambda r: {k: r.get(k) for k in ("tensor", "shape", "dtype", "bytes", "distinct", "elsize")}  # noqa: E731
     return {"output_bytes": out["distinct"] * out["elsize"] if out else 0,
             "restored": (out or {}).get("restored_bytes", 0),
             "side": [brief(r) for r in side], "into": [brief(r) for r in into],
@@ -270,9 +273,6 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                   "programs": max((l.get("programs") or 0) for l in launches), "block": ev["tiles"]["block"]}
         if cap is not None:  # a capped grid loops over tiles: one tile per program says nothing here
             return "persistent", {**detail, "cap": cap, "loop_misses": True}
-        if rules.get("autotune") is not None and grid_not_from_meta(launches, numel):
-            # an autotuned kernel whose grid ignores the chosen BLOCK (a fixed cdiv(n, 1024)): the tuner's contract
-            return "autotune", {**rules["autotune"], **detail, "problem": "grid-not-from-meta"}
         # Lanes evidence first (interpreter): fewer store lanes issued than elements can never cover them all.
         if issued is not None and issued < numel:
             return "grid", {**detail, "issued": True}
@@ -375,6 +375,17 @@ def relabel_probes(calls: list[dict]) -> None:
             c["detail"] = dict(c.get("detail") or {}, probe_relabelled=True)
 
 
+def refute_mistakes(calls: list[dict], max_launches, rules: dict) -> None:
+    """A call's output matched a named mistake, but a probe that mistake cannot pass (Mistake.refuted_by) passed:
+    the match was a coincidence (two mistakes that both give NaN there), so the call is classified without it."""
+    passed = {c.get("probe") for c in calls if c.get("probe") and c.get("category") is None}
+    for c in calls:
+        m = c.get("mistake")
+        if m and set(m.get("refuted_by") or ()) & passed:
+            c["mistake_refuted"] = c.pop("mistake")
+            c["category"], c["detail"] = classify(c, max_launches, rules)
+
+
 def drop_unproven_other(calls: list[dict], rules: dict) -> None:
     """A masked load whose `other=` is not the reduction's identity is the cause only if the failures depend on masked
     lanes. When a call whose loads masked nothing off failed on values too (a row length that is a power of two), or
@@ -411,6 +422,27 @@ def blame_probe_layouts(calls: list[dict]) -> None:
                 and memory_evidence(c.get("detail") or {}) and json.dumps(c.get("size")) in passed:
             c["category"] = c["probe_category"]
             c["detail"] = dict(c["detail"], probe=c["probe"], probe_only=True)
+
+
+def blame_layout_assumption(calls: list[dict], stride_category: str = "strides") -> None:
+    """A layout probe (b = w.t(): its category is the drill's stride word) that passes at a size where the plain,
+    contiguous inputs fail on values: the kernel is right only for the probe's layout, so it assumes one instead of
+    reading the strides (stride_bk taken as 1). The plain values failures are relabelled with that probe named.
+    Grade-wide; runs after blame_probe_layouts."""
+    passed = {json.dumps(c.get("size")): c["probe"] for c in calls
+              if c.get("probe") and c.get("probe_category") == stride_category and c.get("category") is None}
+    if not passed:
+        return
+    plain_fail = [c for c in calls if (not c.get("probe") or (c.get("detail") or {}).get("probe_relabelled"))
+                  and c.get("category") and c.get("wrong")
+                  and not c.get("unwritten") and not memory_evidence(c.get("detail") or {})
+                  and c["category"] not in DECISIVE and not (c.get("detail") or {}).get("mistake")]
+    if not any(json.dumps(c.get("size")) in passed for c in plain_fail):
+        return
+    probe = next(iter(passed.values()))
+    for c in plain_fail:
+        c["category"] = stride_category
+        c["detail"] = dict(c.get("detail") or {}, layout_only=probe)
 
 
 def key_never_changes(calls: list[dict], rules: dict) -> dict | None:

@@ -15,9 +15,13 @@ def _formula(nbytes: int, n: int) -> str:
     return f"{nbytes:,} B"
 
 
-def _tensor(r: dict) -> str:
+def _tensor(r: dict, lang: str = "en") -> str:
     shape = "x".join(str(n) for n in r.get("shape") or []) or "scalar"
-    return f"`{r['tensor']}` ({shape} {r.get('dtype')}, {r['bytes']:,} B)"
+    times = ""
+    if r.get("distinct") and r.get("elsize") and r["bytes"] > r["distinct"] * r["elsize"]:
+        k = r["bytes"] / (r["distinct"] * r["elsize"])
+        times = f"，每个元素平均写了 {k:.3g} 次" if lang == "zh" else f", each element stored {k:.3g} times"
+    return f"`{r['tensor']}` ({shape} {r.get('dtype')}, {r['bytes']:,} B{times})"
 
 
 def where_extra(d: dict, lang: str) -> str:
@@ -25,7 +29,7 @@ def where_extra(d: dict, lang: str) -> str:
     zh = lang == "zh"
     parts = []
     if d.get("into"):
-        names = ", ".join(_tensor(r) for r in d["into"])
+        names = ", ".join(_tensor(r, lang) for r in d["into"])
         parts.append(f"store 到了 {names}" if zh else f"stored into {names}")
     if d.get("restored"):
         parts.append(f"同一个 program 把输出里自己的元素又 store 了一遍，共 {d['restored']:,} B（store、读回、再 store）" if zh
@@ -41,7 +45,7 @@ def side_outputs(d: dict, lang: str) -> str:
     """The per-row side outputs a call stored (allowed), named, or ""."""
     if not d.get("side"):
         return ""
-    names = ", ".join(_tensor(r) for r in d["side"])
+    names = ", ".join(_tensor(r, lang) for r in d["side"])
     return (f"另外还有每行一个值的附带输出 {names}（允许：它比输出小一个数量级）" if lang == "zh"
             else f" plus the per-row side output {names} (allowed: it is a row's statistic, not the intermediate)")
 

@@ -371,6 +371,11 @@ DIAGNOSES = {
     "mistake": {
         "what": {"en": "{wrong} of {numel} values differ from the reference{on}: they match the result when {mistake}",
                  "zh": "{numel} 个值里有 {wrong} 个与参考结果不同{on_zh}：它们恰好等于这种情况的结果——{mistake}"}},
+    "strides-layout-only": {
+        "what": {"en": "right on the {probe} inputs, wrong on the plain contiguous ones ({wrong} of {numel} values): "
+                       "the kernel assumes the probe's layout instead of reading each tensor's strides",
+                 "zh": "{probe} 的输入上正确，普通连续输入上出错（{numel} 个值里有 {wrong} 个）：kernel 假设了探针的"
+                       "内存布局，而不是读取每个张量自己的 stride"}},
     "strides-mistake": {
         "what": {"en": "{wrong} of {numel} values differ from the reference: they match the result when {mistake}",
                  "zh": "{numel} 个值里有 {wrong} 个与参考结果不同：它们恰好等于这种情况的结果——{mistake}"}},

@@ -193,6 +193,9 @@ def explain(v, lang: str) -> tuple[str, str]:
             key = "wrong-values-tuning"
         elif cat == "causal" and d.get("mistake") and not d.get("probe"):  # the plain calls failed, not causal=True
             key = "causal-plain"
+        elif cat == "strides" and d.get("layout_only"):  # right on a layout probe only: that layout is assumed
+            key = "strides-layout-only"
+            kw["probe"] = d["layout_only"]
         elif cat == "strides" and d.get("mistake"):  # the output is what a named stride mistake computes
             key = "strides-mistake"
         elif cat == "wrong-values" and close_to_reference(d):

@@ -90,8 +90,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
 
     from drills import get_spec
     from grader.families import limits
-    from grader.judge.diagnose import (blame_probe_layouts, classify, drop_unproven_other, key_never_changes,
-                                       relabel_probes)
+    from grader.judge.diagnose import (blame_layout_assumption, blame_probe_layouts, classify, drop_unproven_other,
+                                       key_never_changes, refute_mistakes, relabel_probes)
     from grader.judge.evaluate import describe_exception
     from grader.watch.lanes import LaneChecker
     from grader.watch.launches import LaunchRecorder, autotune_evidence, config_label, find_autotuners
@@ -207,9 +207,11 @@ def grade(a, interpreted: bool, started: float) -> dict:
         tuned = tuning_call(runner, configs[0][0], spec, a.seed, interpreted)
         if tuned is not None:
             calls.append(tuned)
+    refute_mistakes(calls, spec.max_launches, rules)  # a named mistake that a probe it cannot pass passed
     drop_unproven_other(calls, rules)  # a masked load's other= blamed only where masked lanes matter
     relabel_probes(calls)
     blame_probe_layouts(calls)
+    blame_layout_assumption(calls, spec.stride_category)  # right only on a layout probe: the layout is assumed
     constant_key = key_never_changes(calls, rules)
     if constant_key:  # a grade-wide fact: every call that passed on its own fails it
         for ev in calls:
@@ -394,7 +396,7 @@ class CallRunner:
                 continue
             if wrong is not None and tuple(wrong.shape) == tuple(got.shape) \
                     and not matches(wrong, ref, tolerance) and matches(got, wrong, tolerance):
-                return {"name": m.name, "category": m.category}
+                return {"name": m.name, "category": m.category, "refuted_by": list(m.refuted_by)}
         return None
 
     def call(self, size, seed, call, tuner, config, probe=None):

@@ -1,8 +1,9 @@
 # drill: autotune
 # expect: autotune
+# also-ok: grid
+# note: the project names a grid that ignores meta `grid` (the hole to fix) when tiles go unwritten (tests/test_2d_drills.py::test_autotune_rules)
 # blind round 4 (nervous)
 # bug: line 27: grid = cdiv(n, 1024) ignores meta['BLOCK_SIZE']; under the BLOCK_SIZE=256 config 3/4 of the vector is never written
-# says: grid does not follow the chosen BLOCK
 import torch
 import triton
 import triton.language as tl

@@ -3,6 +3,8 @@
 # blind round 4 (nervous)
 # bug: line 21 (and 32): A's K offset ignores stride_ak (assumes K contiguous) and advances by BLOCK_K; wrong when a = w.t()
 # says: wrong on a = w.t()
+# not-says: q_ptr
+# not-says: Check the arithmetic
 import torch
 import triton
 import triton.language as tl

@@ -1,5 +1,6 @@
 # drill: attention
 # expect: pass
+# says: plus the per-row side output
 # blind round 4 (styles, Triton tutorial 06 fused attention (STAGE 1/3 off-band/on-band split, exp2 with sm_scale*1.44269504, o = torch.empty_like(q), logsumexp M stored as (B,H,S) float32 side output), converted from block pointers to masked pointer loads (Triton 3.9 removed make_block_ptr))
 import math
 

@@ -1,8 +1,9 @@
 # drill: matmul
-# expect: mask
-# style: nervous candidate: offs_m <= M in the store mask
-# why: one row past the end of C
-# says: `<=` where `<` belongs
+# expect: strides
+# style: nervous candidate: B's K index without stride_bk (unit stride along K assumed)
+# why: wrong on every contiguous b, right only on the b = w.t() probe (stride_bk == 1): the layout is assumed
+# says: right on the b = w.t() inputs, wrong on the plain contiguous ones
+# not-says: Check the arithmetic
 import torch
 import triton
 import triton.language as tl
@@ -32,7 +33,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr,  # A (M, K), B (K, N), C (M, N)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
-    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    b_ptrs = b_ptr + offs_k[:, None] + offs_n[None, :] * stride_bn
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
@@ -41,10 +42,10 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr,  # A (M, K), B (K, N), C (M, N)
         b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
         acc = tl.dot(a, b, acc)  # tensor cores, float32 accumulation
         a_ptrs += BLOCK_K * stride_ak
-        b_ptrs += BLOCK_K * stride_bk
+        b_ptrs += BLOCK_K
 
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
-    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] <= M) & (offs_n[None, :] < N))
+    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
