@@ -8,7 +8,8 @@ A match term is one of:
   "a phrase"   case-insensitive; spaces, '-' and '_' match any run of them (or none); an ASCII word edge at each end
                that is a letter or digit, and an optional plural -s/-es after a final letter; a Chinese first or last
                character must sit at a word boundary of the answer as jieba segments it (块 is not inside 尾块);
-  "stem*"      the phrase followed by any word characters ("coalesc*": coalesce, coalesced, coalescing);
+  "stem*"      the phrase followed by any word characters ("coalesc*": coalesce, coalesced, coalescing); a '*' right
+               after a letter inside a phrase is a stem too ("look* right": looks right), " * " is a literal *;
   "@concept"   every term of that concept;
   "re:..."     a regular expression (over the normalised text, case-insensitive);
   "!term"      the term *denied*: "!associativ*" is "not associative", "non-associative", "不满足结合律";
@@ -78,7 +79,11 @@ def literal_regex(term: str) -> str:
     if not t:
         raise ValueError(f"empty match term {term!r}")
     out, sep = [], False
-    for ch in t:
+    for i, ch in enumerate(t):
+        if ch == "*" and i and t[i - 1].isascii() and t[i - 1].isalnum():  # "look* right": a stem inside a phrase
+            out.append(r"[a-z0-9_]*")
+            sep = False
+            continue
         if ch in " -_":
             if not sep:
                 out.append(r"[\s\-_]*")
