@@ -52,9 +52,18 @@ POST_DENY = re.compile(
 EN_WINDOW, ZH_WINDOW = 40, 14  # characters a negator may stand before the phrase it governs
 
 
+class SegmenterMissing(RuntimeError):
+    """jieba is not installed: drill's own install problem, never the learner's."""
+
+
 @lru_cache(maxsize=1)
 def _jieba():
-    import jieba
+    try:
+        import jieba
+    except ImportError as e:
+        raise SegmenterMissing(
+            "drill: scoring an answer with Chinese needs the jieba package (pip install jieba; pyproject.toml lists it) "
+            "/ drill：给含中文的回答打分需要 jieba 包（pip install jieba；pyproject.toml 里已列出）") from e
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
     for w in _user_words:
