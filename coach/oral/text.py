@@ -48,7 +48,7 @@ POST_DENY = re.compile(
     r"(?:isn't|aren't|is not|are not|wasn't)\s+(?:really\s+|actually\s+|strictly\s+)?(?:required|needed|necessary|"
     r"important|a requirement|mandatory)|is optional|are optional|is a myth|is false|is wrong|is not true|isn't true)\b"
     r"|^\W{0,3}(?:其实|真的|根本|完全|倒|也|都|并)*\s*(?:不重要|无所谓|没关系|无关紧要|没必要|没用|可有可无|是错的|不对|不成立|不存在|不需要|不是必须|并非必须|"
-    r"不必要|非必须|不是必需|不是必要)", re.I)
+    r"不必要|非必须|不是必需|不是必要)(?=$|[\s,.;:!?)]|的|了|啊|吧)", re.I)
 EN_WINDOW, ZH_WINDOW = 40, 14  # characters a negator may stand before the phrase it governs
 
 
