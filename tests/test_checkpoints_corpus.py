@@ -50,7 +50,8 @@ def test_every_checkpoint_has_five_answers_of_each_kind_in_both_languages():
                 assert len(answers) >= 5 and len(set(answers)) == len(answers), (cid, lang, kind)
 
 
-SETS = {"corpus": ORAL, "holdout": ORAL / "holdout", "holdout2": ORAL / "holdout2", "holdout4": ORAL / "holdout4"}
+SETS = {"corpus": ORAL, "holdout": ORAL / "holdout", "holdout2": ORAL / "holdout2", "holdout4": ORAL / "holdout4",
+        "probes19": ORAL / "probes19"}
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -201,3 +201,27 @@ def test_the_mock_scorecard_says_the_rule_and_that_aloud_is_not_checked(tmp_path
     out = StringIO()
     Console(file=out, width=200).print(*scorecard_tables(card, "en"))
     assert "self-rated 4/5, not checked" in out.getvalue() and "1/3 points, needs 2" in out.getvalue()
+
+
+def test_a_missing_segmenter_is_drills_error_not_a_verdict(monkeypatch):
+    import builtins
+    from click.testing import CliRunner
+    import cli
+
+    real = builtins.__import__
+
+    def no_jieba(name, *a, **k):
+        if name == "jieba":
+            raise ImportError("no jieba here")
+        return real(name, *a, **k)
+    T._jieba.cache_clear()
+    monkeypatch.setattr(builtins, "__import__", no_jieba)
+    try:
+        r = CliRunner().invoke(cli.main, ["checkpoints", "why-mask", "--lang", "zh", "--answer", "最后一块越界读写"])
+        assert r.exit_code == 3 and "pip install jieba" in r.output and "Traceback" not in r.output
+        assert "未通过" not in r.output and "通过" not in r.output.split("jieba")[0]
+        r = CliRunner().invoke(cli.main, ["checkpoints", "why-mask", "--answer", "the last tile runs past n"])
+        assert r.exit_code == 1  # an English answer needs no segmenter
+    finally:
+        monkeypatch.undo()
+        T._jieba.cache_clear()

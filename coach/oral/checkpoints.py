@@ -13,7 +13,7 @@ from grader.reporting.texts import checkpoints, checkpoints_for, load
 from coach.oral import scoring
 from coach.ui import console
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 LABELS = {
     "question": {"en": "Question", "zh": "问题"},
@@ -134,13 +134,18 @@ def print_score(s: scoring.Score, lang: str) -> None:
 
 
 def score_answer(cid: str | None, answer: str, lang: str, as_json: bool = False) -> int:
-    """Score one typed answer: exit 0 when it passes, 1 when not, 2 when CID is not a checkpoint id."""
+    """Score one typed answer: exit 0 when it passes, 1 when not, 2 when CID is not a checkpoint id, 3 when drill
+    itself cannot score it (jieba missing for a Chinese answer)."""
     if cid not in checkpoints():
         console(stderr=True).print(LABELS["need_id"][lang].format(name=cid), markup=False)
         return EXIT_USAGE
     if answer == "-":
         answer = sys.stdin.read()
-    s = scoring.score(cid, answer, lang)
+    try:
+        s = scoring.score(cid, answer, lang)
+    except scoring.T.SegmenterMissing as e:  # drill's install, not the answer: no verdict is shown
+        console(stderr=True).print(str(e), markup=False, soft_wrap=True)
+        return EXIT_INTERNAL
     if as_json:
         print(json.dumps(s.to_json(lang), ensure_ascii=False))
     else:

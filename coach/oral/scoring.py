@@ -8,7 +8,8 @@ A match term is one of:
   "a phrase"   case-insensitive; spaces, '-' and '_' match any run of them (or none); an ASCII word edge at each end
                that is a letter or digit, and an optional plural -s/-es after a final letter; a Chinese first or last
                character must sit at a word boundary of the answer as jieba segments it (块 is not inside 尾块);
-  "stem*"      the phrase followed by any word characters ("coalesc*": coalesce, coalesced, coalescing);
+  "stem*"      the phrase followed by any word characters ("coalesc*": coalesce, coalesced, coalescing); a '*' right
+               after a letter inside a phrase is a stem too ("look* right": looks right), " * " is a literal *;
   "@concept"   every term of that concept;
   "re:..."     a regular expression (over the normalised text, case-insensitive);
   "!term"      the term *denied*: "!associativ*" is "not associative", "non-associative", "不满足结合律";
@@ -24,8 +25,8 @@ wrong claim (its denial is false: key points are true) when the point says `deni
 alternatives the other way round ("alignment doesn't matter") fails the answer even if another alternative credits it.
 
 A claim is found by `patterns` (regular expressions; `{@concept}` inside one stands for the concept's alternatives)
-or by `concepts`: alternatives {all: [terms], none: [terms], within: sentence|clause}, every `all` term asserted in
-one sentence (or clause) with no `none` term in the clauses they span ({CUDA graphs} + {faster kernels} without
+or by `concepts`: alternatives {all: [terms], none: [terms], within: sentence|clause, none_in: sentence}, every `all`
+term asserted in one sentence (or clause) with no `none` term in the clauses they span (or the sentence) ({CUDA graphs} + {faster kernels} without
 {launch}); not in the antecedent of a conditional ("if you floor-divide, ..."). A claim found in a sentence does not count when the
 candidate denies it: a negation earlier in the same clause or inside the matched text ("program_id is not
 threadIdx"), or a rebuttal after it in the sentence ("... which only holds for the guide's example"). Pattern claims
@@ -78,7 +79,11 @@ def literal_regex(term: str) -> str:
     if not t:
         raise ValueError(f"empty match term {term!r}")
     out, sep = [], False
-    for ch in t:
+    for i, ch in enumerate(t):
+        if ch == "*" and i and t[i - 1].isascii() and t[i - 1].isalnum():  # "look* right": a stem inside a phrase
+            out.append(r"[a-z0-9_]*")
+            sep = False
+            continue
         if ch in " -_":
             if not sep:
                 out.append(r"[\s\-_]*")
@@ -199,7 +204,7 @@ class Claim:
     patterns: list
     negative: bool = False
     unless: re.Pattern | None = None
-    concepts: list = field(default_factory=list)   # [(tuple of Part, tuple of re.Pattern, bool)]: all, none, in a clause
+    concepts: list = field(default_factory=list)   # [(parts, none patterns, in one clause, none in the sentence)]
 
 
 @dataclass
@@ -234,7 +239,8 @@ def compile_claim(claim_id: str, data: dict) -> Claim:
         if c.get("within", "sentence") not in ("sentence", "clause"):
             raise ValueError(f"claim {claim_id}: within is 'sentence' or 'clause'")
         alts.append((_terms_part(c.get("all") or []),
-                     tuple(p.pattern for p in _terms_part(c.get("none") or [])), c.get("within") == "clause"))
+                     tuple(p.pattern for p in _terms_part(c.get("none") or [])), c.get("within") == "clause",
+                     c.get("none_in") == "sentence"))
         if not alts[-1][0]:
             raise ValueError(f"claim {claim_id}: a concepts alternative needs `all` terms")
     return Claim(cid=claim_id, claim=data.get("claim") or {}, why=data.get("why") or {},
@@ -354,14 +360,16 @@ def _denied(sentence: str, m: re.Match, negative: bool) -> bool:
 def _concept_hit(d: T.Doc, alt: tuple, sent: tuple) -> bool:
     """Every `all` part asserted in the sentence, no `none` term in the clauses they span, not in the antecedent of a
     conditional, no rebuttal right after."""
-    parts, none, in_clause = alt
+    parts, none, in_clause, none_in_sentence = alt
+    if none_in_sentence and any(p.search(d.text, sent[0], sent[1]) for p in none):
+        return False
     if in_clause:
         clauses, pos = [], sent[0]
         for c in T.CLAUSE.finditer(d.text, sent[0], sent[1]):
             clauses.append((pos, c.start()))
             pos = c.end()
         clauses.append((pos, sent[1]))
-        return any(_concept_hit(d, (parts, none, False), c) for c in clauses if c[1] > c[0])
+        return any(_concept_hit(d, (parts, none, False, False), c) for c in clauses if c[1] > c[0])
     spans = []
     for part in parts:
         occ = [(a, b) for a, b, ok in _occurrences(d, part, sent) if ok]

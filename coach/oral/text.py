@@ -44,14 +44,26 @@ ZH_BREAK = frozenset("就 会 则 的话 导致 所以 因为 因此 时 时候 
 POST_DENY = re.compile(
     r"^\W{0,3}(?:(?:is|are|does|do|really)\s+)*(?:(?:not|n't|never)\s+(?:matter|needed|required|necessary|important|"
     r"relevant|help|an issue|a concern|a thing)|doesn't matter|don't matter|does not matter|do not matter|"
-    r"(?:doesn't|does not|don't|do not)\s+(?:really\s+|actually\s+|much\s+)?matter|is irrelevant|are irrelevant|is optional|are optional|is a myth|is false|is wrong|is not true|isn't true)\b"
-    r"|^\W{0,3}(?:其实|真的|根本|完全|倒|也|都|并)*\s*(?:不重要|无所谓|没关系|无关紧要|没必要|没用|可有可无|是错的|不对|不成立|不存在|不需要)", re.I)
+    r"(?:doesn't|does not|don't|do not)\s+(?:really\s+|actually\s+|much\s+)?matter|is irrelevant|are irrelevant|"
+    r"(?:isn't|aren't|is not|are not|wasn't)\s+(?:really\s+|actually\s+|strictly\s+)?(?:required|needed|necessary|"
+    r"important|a requirement|mandatory)|is optional|are optional|is a myth|is false|is wrong|is not true|isn't true)\b"
+    r"|^\W{0,3}(?:其实|真的|根本|完全|倒|也|都|并)*\s*(?:不重要|无所谓|没关系|无关紧要|没必要|没用|可有可无|是错的|不对|不成立|不存在|不需要|不是必须|并非必须|"
+    r"不必要|非必须|不是必需|不是必要)(?=$|[\s,.;:!?)]|的|了|啊|吧)", re.I)
 EN_WINDOW, ZH_WINDOW = 40, 14  # characters a negator may stand before the phrase it governs
+
+
+class SegmenterMissing(RuntimeError):
+    """jieba is not installed: drill's own install problem, never the learner's."""
 
 
 @lru_cache(maxsize=1)
 def _jieba():
-    import jieba
+    try:
+        import jieba
+    except ImportError as e:
+        raise SegmenterMissing(
+            "drill: scoring an answer with Chinese needs the jieba package (pip install jieba; pyproject.toml lists it) "
+            "/ drill：给含中文的回答打分需要 jieba 包（pip install jieba；pyproject.toml 里已列出）") from e
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
     for w in _user_words:
