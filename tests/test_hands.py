@@ -169,8 +169,7 @@ def test_next_follows_the_path_and_list_shows_it(run, drill_home):
     order = path.order()
     assert sorted(order) == sorted(__import__("drills").names())
     assert order.index("heuristics") < order.index("matmul") < order.index("attention")
-    listed = [ln.split("│")[2].strip() for ln in run("list").output.splitlines()
-              if ln.startswith("│") and ln.split("│")[1].strip().isdigit()]
+    listed = [ln.split()[1] for ln in run("list").output.splitlines() if ln.split() and ln.split()[0].isdigit()]
     assert listed == order
 
 
