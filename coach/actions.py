@@ -188,6 +188,8 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
     else:
         report.print_verdict(verdict, lang, console(), show_fix=reveal)
     sys.stdout.flush()
+    if verdict.diagnosis == "timeout" and (verdict.detail or {}).get("startup"):
+        return EXIT_USAGE  # killed before the learner's code ran (a --timeout shorter than start-up): no attempt
     try:
         record_grade(store, verdict)
     except Exception as e:  # noqa: BLE001 - progress is a convenience: never lose a verdict over it

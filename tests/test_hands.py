@@ -267,9 +267,9 @@ def test_timeout_report_says_the_limit_and_no_drill_frame(run, tmp_path):
     j = next(k for k, ln in enumerate(lines) if ln.startswith("def add("))
     lines.insert(j + 1, '    print("entered add", file=sys.stderr)')
     (tmp_path / "h.py").write_text("\n".join(lines) + "\n")
-    r = run("grade", "h.py", "--device", "cpu", "--timeout", "3")
+    r = run("grade", "h.py", "--device", "cpu", "--timeout", "5")  # a fork of the session's warm worker
     assert r.exit_code == 1 and "timeout" in r.output
-    assert "killed after 3" in r.output and "killed after 4" not in r.output, r.output
+    assert "killed after 5" in r.output and "killed after 6" not in r.output, r.output
     assert "entered add" in r.output
     assert "child.py" not in r.output and "<frozen" not in r.output
 
@@ -453,3 +453,15 @@ def test_check_rows_in_chinese():
     assert check_detail("30/36 calls failed, first at size 1 on cpu", "zh") == "36 次调用中 30 次失败，首次在尺寸 1（cpu）"
     assert check_detail("killed after 5 s on cpu", "zh") == "5 秒后被终止（cpu）"
     assert check_detail("36/36 calls", "en") == "36/36 calls"
+
+
+def test_a_timeout_shorter_than_start_up_is_not_the_learners(run, drill_home, monkeypatch):
+    """Under load a cold grade's imports can outlast a short --timeout: the report says the code never ran, exit 2,
+    and no attempt is recorded."""
+    from grader.run import worker
+
+    monkeypatch.setattr(worker, "_current", None)  # a cold child: torch and Triton imported after the fork
+    r = run("grade", str(WRONG / "hang.py"), "--device", "cpu", "--timeout", "0.3")
+    assert r.exit_code == 2, r.output
+    assert "your code had not run yet" in r.output and "longer --timeout" in r.output
+    assert "vector-add" not in Store(drill_home).read()["drills"]
