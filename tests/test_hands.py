@@ -465,3 +465,15 @@ def test_a_timeout_shorter_than_start_up_is_not_the_learners(run, drill_home, mo
     assert r.exit_code == 2, r.output
     assert "your code had not run yet" in r.output and "longer --timeout" in r.output
     assert "vector-add" not in Store(drill_home).read()["drills"]
+
+
+def test_a_malformed_quiz_section_is_skipped(drill_home):
+    drill_home.mkdir(parents=True, exist_ok=True)
+    (drill_home / "state.json").write_text(json.dumps({"quiz": {"inductor": {"fuse": {"attempts": "x"},
+                                                                            "mask": {"attempts": 1, "best": 1,
+                                                                                     "total": 4, "last": None}}}}))
+    s = Store(drill_home)
+    state = s.read()
+    assert state["quiz"]["inductor"] == {"mask": {"attempts": 1, "best": 1, "total": 4, "last": None}}
+    assert any("quiz.inductor.fuse" in w for w in s.warnings)
+    assert store_mod.validate({"quiz": 5})[1] == ["quiz"]
