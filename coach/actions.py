@@ -10,6 +10,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from rich import box
 from rich.syntax import Syntax
 from rich.table import Table
 
@@ -74,7 +75,7 @@ def list_drills(lang: str) -> None:
     store = Store()
     state = store.read()
     _warn(store)
-    table = Table(title=tr("list_title", lang))
+    table = Table(title=tr("list_title", lang), box=box.SIMPLE_HEAD, pad_edge=False)
     cols = tr("list_cols", lang)
     for col in cols:
         table.add_column(col, no_wrap=col in (cols[0], cols[1]))  # a name you type must stay whole
@@ -187,6 +188,8 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
     else:
         report.print_verdict(verdict, lang, console(), show_fix=reveal)
     sys.stdout.flush()
+    if verdict.diagnosis == "timeout" and (verdict.detail or {}).get("startup"):
+        return EXIT_USAGE  # killed before the learner's code ran (a --timeout shorter than start-up): no attempt
     try:
         if verdict.graded:  # drill's internal error or a CPU limitation is no attempt of the learner's
             record_grade(store, verdict)

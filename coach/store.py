@@ -42,6 +42,7 @@ MOCK_CODE = {"drill": str, "passed": bool, "time_s": OPT_NUM, "attempts": int, "
              "grade_s": OPT_NUM}
 MOCK_ORAL = {"id": str, "answered": bool, "covered": list, "points": int, "rating": (int, type(None)),
              "answer_s": OPT_NUM, "passed": bool}
+QUIZ = {"attempts": int, "best": int, "total": int, "last": OPT_DICT}
 COUNTERS = {"attempts", "passes", "hints_seen", "mocks", "asked", "typed", "reviews", "box", "points"}
 
 
@@ -85,7 +86,22 @@ def validate(data) -> tuple[dict | None, list[str]]:
         return None, []
     bad: list[str] = []
     state = empty_state()
-    state.update({k: v for k, v in data.items() if k not in ("drills", "checkpoints", "mocks")})
+    state.update({k: v for k, v in data.items() if k not in ("drills", "checkpoints", "mocks", "quiz")})
+    if "quiz" in data:  # {"inductor": {drill: {attempts, best, total, last}}} (coach/inductor/capture.py)
+        quiz = data["quiz"] if isinstance(data["quiz"], dict) else {}
+        if not isinstance(data["quiz"], dict):
+            bad.append("quiz")
+        state["quiz"] = {}
+        for kind, entries in quiz.items():
+            if not isinstance(entries, dict):
+                bad.append(f"quiz.{kind}")
+                continue
+            state["quiz"][kind] = {}
+            for name, e in entries.items():
+                if _ok(e, QUIZ):
+                    state["quiz"][kind][name] = e
+                else:
+                    bad.append(f"quiz.{kind}.{name}")
     for name, d in (data.get("drills") or {}).items():
         if _drill_ok(d):
             state["drills"][name] = d

@@ -118,6 +118,13 @@ DIAGNOSES = {
         "fix": {"en": "Look for a loop whose bound never moves: a `while` in the kernel, or a grid-stride loop "
                       "that does not advance.",
                 "zh": "找一个永远不结束的循环：kernel 里的 while，或者步长不前进的 grid-stride 循环。"}},
+    "timeout-startup": {
+        "what": {"en": "killed after {seconds} s on {device} while drill was still {stage}: your code had not run "
+                       "yet (the limit is shorter than this machine takes to start a grade now)",
+                 "zh": "在 {device} 上 {seconds} 秒后被终止，当时 drill 还在{stage}：你的代码还没开始运行（这个时限比本机现在"
+                       "启动一次评测所需的时间还短）"},
+        "fix": {"en": "Grade again with a longer --timeout, or without it (the drill's own limit).",
+                "zh": "用更长的 --timeout 再评测一次，或者不加它（使用该练习自己的时限）。"}},
     "timeout-budget": {
         "what": {"en": "too slow for Triton's interpreter: even size {size} would take ~{estimate} s "
                        "({programs} programs per launch)",

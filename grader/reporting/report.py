@@ -91,6 +91,11 @@ def explain(v, lang: str) -> tuple[str, str]:
             key = "crash-cpu"
     elif cat == "timeout":
         kw.update(seconds=d.get("seconds"), device=d.get("device"))
+        if d.get("startup"):  # killed before the learner's code ran: drill's start-up, not their loop
+            key = "timeout-startup"
+            kw["stage"] = d["startup"] if lang != "zh" else {"importing torch and Triton": "导入 torch 和 Triton",
+                                                              "importing your file": "导入你的文件"}.get(
+                d["startup"], "启动评测进程")
         if d.get("budget"):
             key = "timeout-budget"
             size = d.get("size")
@@ -477,7 +482,12 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
     if printed:  # the learner's own prints, whatever the verdict (drill's frames taken out)
         head = t("learner_output", lang) + (f" ({t('learner_output_cut', lang, n=cut)})" if cut else "")
         parts.append(Text(f"  {head}:", style="bold"))
-        parts.append(Text("\n".join("    │ " + ln for ln in printed.splitlines()), style="dim"))
+        shown = Table(show_header=False, box=None, padding=(0, 0), pad_edge=False)
+        shown.add_column(no_wrap=True)
+        shown.add_column(overflow="fold")  # a long printed line folds under its bar, not into the margin
+        for ln in printed.splitlines():
+            shown.add_row(Text("    │ ", style="dim"), Text(ln.expandtabs(4), style="dim"))
+        parts.append(shown)
     if v.device == "cpu" and v.cases:  # only when calls actually ran
         parts.append(Text(t("interpreter_note", lang), style="italic dim"))
     elif v.info.get("cuda") and v.cases:

@@ -38,6 +38,7 @@ class ChildRun:
     result: dict | None = None
     output: str = ""          # the learner's prints and anything the child wrote
     elapsed_s: float = 0.0
+    stage: str = ""           # what the child said it was doing (<out>.progress) when it was killed
 
 
 @dataclass
@@ -174,6 +175,7 @@ def wait_child(proc, out: str, log, device: str, timeout: float, started_at: flo
                 continue
         run.timed_out = True
         killed_at = time.monotonic()  # the limit; the second given to faulthandler below is not the learner's
+        run.stage = _progress_line(out)
         try:
             os.kill(proc.pid, signal.SIGUSR1)  # the child's faulthandler writes where it is stuck to the log
             proc.wait(timeout=1.0)
@@ -194,6 +196,9 @@ def wait_child(proc, out: str, log, device: str, timeout: float, started_at: flo
         except (OSError, ValueError):
             run.result = None
     return run
+
+
+STARTUP_STAGES = ("starting the grading process", "importing torch and Triton")
 
 
 def _progress_line(out: str) -> str:
@@ -285,6 +290,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
         if r.timed_out:
             v.diagnosis, v.detail = "timeout", {"seconds": round(r.elapsed_s, 1), "device": r.device,
                                                 "calls_done": len((r.result or {}).get("calls", []))}
+            if r.stage in STARTUP_STAGES:  # killed in drill's own start-up: the learner's code never ran
+                v.detail["startup"] = r.stage
             v.line = stuck_line(r.output, v.file)
             v.checks.append({"name": "finishes in time", "passed": False,
                              "detail": f"killed after {r.elapsed_s:.0f} s on {r.device}"})
