@@ -350,7 +350,7 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
     v.checks += summarize_checks(calls, spec)
     v.others = sorted({c["category"] for c in calls if c["category"] and c["category"] != v.diagnosis})
     fusion.annotate(v, calls, runs)  # launches, bytes proof, speed gate (may turn a pass into too-slow)
-    limits.annotate(v, calls, runs)  # a device's launch limits: check row and JSON
+    limits.annotate(v, calls, runs, spec)  # a device's launch limits: check row and JSON
     if not v.passed and not v.detail.get("timing"):
         v.focus = pick_focus(calls, v.diagnosis)
         v.detail = v.focus.get("detail", {})
@@ -438,7 +438,8 @@ def loop_line(lines: list[str], launches: list[dict]) -> int | None:
 def pick_focus(calls: list[dict], category: str) -> dict:
     """The call to show in full: of those with the verdict's category, the largest with at most 256 tiles."""
     same = [c for c in calls if c["category"] == category]
-    small = [c for c in same if len(c.get("tiles", {}).get("status", "")) <= 256]
+    small = [c for c in same if len(c.get("tiles", {}).get("status", "")) <= 256
+             or not c.get("tiles", {}).get("flat", True)]  # a map that is not shown (not flat tiles) limits nothing
     pool = small or same
     return max(pool, key=lambda c: (c.get("numel") or 0, c["device"] == "cuda"))
 
