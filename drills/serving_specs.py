@@ -1,0 +1,256 @@
+"""The serving drills' specs (issue 22): paged decode attention, a 4-bit weight GEMM, convolution as implicit GEMM.
+
+Each drill is data as in drills/specs.py: input makers, a float64 reference, sizes, probes, and its known mistakes
+as float64 models (a Mistake is named when the learner's output matches its model). torch is imported inside the
+functions, so `drill list` stays fast.
+"""
+from __future__ import annotations
+
+import math
+
+from grader.core.data import normal
+from grader.core.spec import DrillSpec, Mistake, Probe
+
+LOG2E = 1.4426950408889634
+
+
+def _meta_int(meta: dict, *names) -> int | None:
+    """The first of these constexprs the kernel's first launch had (a learner may name SPLIT_LEN differently)."""
+    for n in names:
+        v = (meta or {}).get(n)
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            return v
+    return None
+
+
+# == decode-attention ===============================================================================================
+# size = (B, H, H_kv, D, PAGE, L_MAX): B sequences, H query heads over H_kv KV heads, pages of PAGE tokens, the
+# longest sequence L_MAX tokens. Sequence lengths are the page's edge cases and primes (_seq_lens); the block table
+# maps each sequence's logical pages to a random permutation of the physical ones, with one spare column (padded with
+# valid pages, as vLLM pads with page 0), and spare physical pages hold data of their own.
+
+def _seq_lens(b: int, page: int, l_max: int) -> list[int]:
+    pool = [l_max, 1, page - 1, page, page + 1, 37, 2 * page + 3, 67, 97, 131]
+    lens = [min(max(1, n), l_max) for n in pool]
+    return [lens[i % len(lens)] for i in range(b)]
+
+
+def _paged_inputs(q_scale: float = 2.0, lens=None):
+    def make(size, gen):
+        import torch
+        b, h, h_kv, d, page, l_max = size
+        seq = lens(size) if lens else _seq_lens(b, page, l_max)
+        width = -(-l_max // page) + 1  # table columns: the longest sequence's pages and one spare
+        num_blocks = b * width + 3
+        perm = torch.randperm(num_blocks, generator=gen, device=gen.device)
+        table = perm[:b * width].view(b, width).to(torch.int32)
+        q = normal((b, h, d), gen, dtype="float16", scale=q_scale)
+        k = normal((num_blocks, page, h_kv, d), gen, dtype="float16")
+        v = normal((num_blocks, page, h_kv, d), gen, dtype="float16")
+        return q, k, v, table, torch.tensor(seq, dtype=torch.int32, device=gen.device)
+    return make
+
+
+def _gather(cache, table_row, tokens: int, page: int, pages=None):
+    """The first `tokens` tokens of one sequence, (tokens, H_kv, D), read through `pages` (its physical pages)."""
+    import torch
+    n = -(-tokens // page)
+    idx = table_row[:n].long() if pages is None else pages[:n]
+    return cache[idx].reshape(n * page, *cache.shape[2:])[:tokens]
+
+
+def _decode(q, k_cache, v_cache, block_table, seq_lens, kv_head=None, pages=None, length=None, abs_v=False):
+    """softmax(q k^T / sqrt(D)) v per sequence over its seq_len tokens, float64. Knobs model the mistakes:
+    kv_head(h, H, H_kv) -> the KV head query head h reads; pages(b, row, n) -> the physical pages used;
+    length(L) -> how many tokens are read (a missing tail mask reads to the end of a block)."""
+    import torch
+    bsz, h, d = q.shape
+    page, h_kv = k_cache.shape[1], k_cache.shape[2]
+    heads = torch.tensor([(kv_head or (lambda i, H, G: i // (H // G)))(i, h, h_kv) for i in range(h)],
+                         device=q.device)
+    out = torch.zeros_like(q)
+    for b in range(bsz):
+        n = int(seq_lens[b])
+        tokens = length(n) if length else n
+        row = block_table[b]
+        phys = pages(b, row, -(-tokens // page)) if pages else None
+        k = _gather(k_cache, row, tokens, page, phys)[:, heads]  # (tokens, H, D)
+        v = _gather(v_cache, row, tokens, page, phys)[:, heads]
+        s = torch.einsum("hd,thd->ht", q[b], k) / math.sqrt(d)
+        p = s.softmax(-1)
+        out[b] = torch.einsum("ht,thd->hd", p, v.abs() if abs_v else v)
+    return out
+
+
+def _decode_ref(q, k_cache, v_cache, block_table, seq_lens):
+    return _decode(q, k_cache, v_cache, block_table, seq_lens)
+
+
+def _decode_terms(q, k_cache, v_cache, block_table, seq_lens):
+    """sum_t p_t |v_td|: the size of what each output element adds up."""
+    return _decode(q, k_cache, v_cache, block_table, seq_lens, abs_v=True)
+
+
+def _split_stats(q, k_cache, v_cache, block_table, seq_lens, split_len: int):
+    """Per sequence, per split of split_len tokens: (m_s, l_s, o_s) per head in natural log, o_s normalised."""
+    import torch
+    bsz, h, d = q.shape
+    page, h_kv = k_cache.shape[1], k_cache.shape[2]
+    heads = torch.arange(h, device=q.device) // (h // h_kv)
+    stats = []
+    for b in range(bsz):
+        n = int(seq_lens[b])
+        k = _gather(k_cache, block_table[b], n, page)[:, heads]
+        v = _gather(v_cache, block_table[b], n, page)[:, heads]
+        s = torch.einsum("hd,thd->ht", q[b], k) / math.sqrt(d)
+        per = []
+        for t0 in range(0, n, split_len):
+            blk = s[:, t0:t0 + split_len]
+            m = blk.amax(-1)
+            e = (blk - m[:, None]).exp()
+            l = e.sum(-1)
+            per.append((m, l, torch.einsum("ht,thd->hd", e, v[t0:t0 + split_len]) / l[:, None]))
+        stats.append(per)
+    return stats
+
+
+def _combine_mistake(mode: str):
+    """The split outputs combined wrongly; split_len from the kernel's constexprs (None: not a split kernel)."""
+    def ref(q, k_cache, v_cache, block_table, seq_lens, meta):
+        import torch
+        split = _meta_int(meta, "SPLIT_LEN", "SPLIT_SIZE", "PARTITION_SIZE", "KV_SPLIT_LEN", "SPLIT_TOKENS")
+        if not split or int(seq_lens.max()) <= split:
+            return None  # one split per sequence: no combine to get wrong
+        out = torch.zeros_like(q)
+        for b, per in enumerate(_split_stats(q, k_cache, v_cache, block_table, seq_lens, split)):
+            m = torch.stack([p[0] for p in per])          # (S, H)
+            l = torch.stack([p[1] for p in per])
+            o = torch.stack([p[2] for p in per])          # (S, H, D)
+            lse = m + l.log()
+            if mode == "mean":
+                out[b] = o.mean(0)
+            elif mode == "unnormalised":
+                out[b] = ((lse - lse.amax(0)).exp()[..., None] * o).sum(0)
+            elif mode == "max-only":
+                w = (m - m.amax(0)).exp()
+                out[b] = (w[..., None] * o).sum(0) / w.sum(0)[..., None]
+        return out
+    return ref
+
+
+def _logical_pages(q, k_cache, v_cache, block_table, seq_lens, meta):
+    import torch
+    return _decode(q, k_cache, v_cache, block_table, seq_lens,
+                   pages=lambda b, row, n: torch.arange(n, device=q.device))
+
+
+def _contiguous_pages(q, k_cache, v_cache, block_table, seq_lens, meta):
+    import torch
+    width = block_table.shape[1]
+    return _decode(q, k_cache, v_cache, block_table, seq_lens,
+                   pages=lambda b, row, n: b * width + torch.arange(n, device=q.device))
+
+
+def _kv_head_zero(q, k_cache, v_cache, block_table, seq_lens, meta):
+    if k_cache.shape[2] == 1:
+        return None
+    return _decode(q, k_cache, v_cache, block_table, seq_lens, kv_head=lambda i, H, G: 0)
+
+
+def _kv_head_modulo(q, k_cache, v_cache, block_table, seq_lens, meta):
+    h, h_kv = q.shape[1], k_cache.shape[2]
+    if h_kv in (1, h):
+        return None
+    return _decode(q, k_cache, v_cache, block_table, seq_lens, kv_head=lambda i, H, G: i % G)
+
+
+def _tail_unmasked(tile_of):
+    """Tokens past seq_len up to the end of the kernel's block are read as if they were the sequence's."""
+    def ref(q, k_cache, v_cache, block_table, seq_lens, meta):
+        tile = tile_of(k_cache, meta)
+        if not tile:
+            return None
+        if all(int(n) % tile == 0 for n in seq_lens):
+            return None
+        width = block_table.shape[1] * k_cache.shape[1]
+        return _decode(q, k_cache, v_cache, block_table, seq_lens,
+                       length=lambda n: min(-(-n // tile) * tile, width))
+    return ref
+
+
+DECODE_MISTAKES = (
+    Mistake("the page was looked up with the logical block index (k_cache[t // PAGE]), not block_table[b, t // PAGE]",
+            "indexing", _logical_pages),
+    Mistake("the page was computed as b * max_blocks + t // PAGE (as if each sequence's pages were contiguous), not "
+            "read from block_table", "indexing", _contiguous_pages),
+    Mistake("every query head read KV head 0 (kv_head = 0), not kv_head = h // (H // H_kv)", "indexing",
+            _kv_head_zero),
+    Mistake("query head h read KV head h % H_kv, not h // (H // H_kv) (the heads of a group are adjacent)", "indexing",
+            _kv_head_modulo),
+    Mistake("the splits' outputs were averaged, each weighted equally, not by 2^(lse_s - max lse)", "rescale",
+            _combine_mistake("mean")),
+    Mistake("the splits were weighted by 2^(lse_s - max lse) but not divided by the sum of the weights", "rescale",
+            _combine_mistake("unnormalised")),
+    Mistake("each split's weight used its max m_s alone: the log-sum-exp lost its + log(l_s)", "rescale",
+            _combine_mistake("max-only")),
+    Mistake("the last, partial page was read unmasked: tokens past seq_len up to the page's end were attended to",
+            "mask", _tail_unmasked(lambda k, meta: k.shape[1])),
+    Mistake("the last, partial block of BLOCK_N tokens was read unmasked: tokens past seq_len were attended to",
+            "mask", _tail_unmasked(lambda k, meta: _meta_int(meta, "BLOCK_N", "BLOCK_SIZE", "BLOCK")
+                                   if _meta_int(meta, "BLOCK_N", "BLOCK_SIZE", "BLOCK") != k.shape[1] else None)),
+)
+
+
+def _decode_rising(size, gen):
+    """Keys whose scores rise along the sequence: each block (and each split) raises the running max, so a missing
+    rescale of acc or l inside a split, or a combine that ignores the splits' maxima, shows."""
+    import torch
+    q, k, v, table, lens = _paged_inputs(q_scale=1.0)(size, gen)
+    b, h, h_kv, d, page, l_max = size
+    q = (q.float().abs() + 0.5).half()
+    # Position of each physical slot in its sequence: scores ~ 0.15 per token (0..20 over 131 tokens).
+    pos = torch.zeros(k.shape[0], page, dtype=torch.float32, device=k.device)
+    for s in range(b):
+        for j, p in enumerate(table[s].tolist()):
+            pos[p] = torch.arange(j * page, (j + 1) * page, dtype=torch.float32, device=k.device)
+    ramp = (pos * 0.15 / math.sqrt(d))[:, :, None, None]
+    k = (k.float().abs() * 0.1 + 1.0) * ramp
+    return q, k.half(), v, table, lens
+
+
+def _decode_bytes(size):
+    """What one call must read: each sequence's K and V once, q, the table row; o written."""
+    b, h, h_kv, d, page, l_max = size
+    return {"kv": 2 * b * l_max * h_kv * d * 2, "n": b * h * d}
+
+
+DECODE_SIZES = (
+    (5, 4, 4, 64, 16, 37),     # H / H_kv = 1: lens 37, 1, 15, 16, 17 (one split)
+    (6, 4, 1, 64, 16, 131),    # H / H_kv = 4: lens 131, 1, 15, 16, 17, 37 (three splits for 131)
+    (3, 8, 1, 128, 32, 97),    # H / H_kv = 8, D = 128, pages of 32: lens 97, 1, 31
+)
+
+DECODE_SPEC = DrillSpec(
+    name="decode-attention",
+    entry="decode_attention",
+    signature="decode_attention(q, k_cache, v_cache, block_table, seq_lens) -> o  # q (B, H, D) float16; "
+              "caches (num_blocks, block_size, H_kv, D) float16; block_table (B, max_blocks), seq_lens (B,) int32",
+    holes=("page-lookup", "online-softmax", "lse-combine", "kv-head"),
+    make_inputs=_paged_inputs(),
+    reference=_decode_ref,
+    sizes=DECODE_SIZES,
+    cuda_sizes=((8, 32, 8, 128, 16, 1031), (4, 16, 16, 64, 16, 2053)),
+    seeds=1,
+    tolerance={"float16": (2e-3, 4e-3)},  # atol x sum_t p_t |v_td|
+    error_scale=_decode_terms,
+    family="serving",
+    value_category="wrong-values",
+    probes=(Probe("rising scores", _decode_rising, ((2, 4, 4, 64, 16, 131),), "rescale"),
+            Probe("large scores", _paged_inputs(q_scale=40.0), ((4, 4, 2, 64, 16, 67),), "stability")),
+    mistakes=DECODE_MISTAKES,
+    input_categories={"block_table": "indexing", "seq_lens": "indexing"},
+    max_launches=2,
+    mock_minutes=40,
+)
+
+SERVING_SPECS = [DECODE_SPEC]
