@@ -38,6 +38,10 @@ class Mistake:
     name: str                       # shown in the report: "no 1/sqrt(D) scale"
     category: str
     reference: Callable
+    # The drill's own fix for this mistake, {"en": ..., "zh": ...}, shown instead of the category's generic one
+    # (a category's text is written for one drill family: `indexing` speaks of 2-D flat indices, not of pages).
+    fix: dict = field(default_factory=dict)
+    name_zh: str = ""               # the name in Chinese (default: `name`)
 
 
 @dataclass(frozen=True)

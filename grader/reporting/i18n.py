@@ -379,6 +379,9 @@ DIAGNOSES = {
                       "stride_bn == K）；attention 的 q 是 q_ptr + b * stride_qb + h * stride_qh + offs_m[:, None] * "
                       "stride_qs + offs_d[None, :] * stride_qd（(B, S, H, D) 张量的 x.transpose(1, 2) 的 stride_qh == D）。"
                       "指针前进时也要乘以这个 stride：BLOCK * stride。"}},
+    "mistake": {  # a known mistake with its drill's own fix (grader.core.spec.Mistake.fix)
+        "what": {"en": "{wrong} of {numel} values differ from the reference: they match the result when {mistake}",
+                 "zh": "{numel} 个值里有 {wrong} 个与参考结果不同：它们恰好等于这种情况的结果——{mistake}"}},
     "k-loop": {
         "what": {"en": "{wrong} of {numel} values differ from the reference: they match the result when {mistake}",
                  "zh": "{numel} 个值里有 {wrong} 个与参考结果不同：它们恰好等于这种情况的结果——{mistake}"},

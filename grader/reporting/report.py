@@ -35,6 +35,11 @@ def explain(v, lang: str) -> tuple[str, str]:
     limited = limits_report.what_and_fix(v, spec, lang, _fmt)  # a device's launch limits (grader/families/limits.py)
     if limited:
         return limited
+    mistake = d.get("mistake") or {}
+    if mistake.get("fix"):  # a known mistake that carries the drill's own fix
+        kw.update(wrong=d.get("wrong"), numel=d.get("numel"),
+                  mistake=(mistake.get("name_zh") if lang == "zh" else None) or mistake.get("name"))
+        return _fmt(pick(DIAGNOSES["mistake"]["what"], lang), **kw), _fmt(pick(mistake["fix"], lang), **kw)
     if cat == "hole":
         holes = d.get("holes", [])
         first = holes[0] if holes else {"name": v.hole, "line": v.line}
