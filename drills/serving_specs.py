@@ -91,12 +91,15 @@ def _decode_terms(q, k_cache, v_cache, block_table, seq_lens):
     return _decode(q, k_cache, v_cache, block_table, seq_lens, abs_v=True)
 
 
-def _split_stats(q, k_cache, v_cache, block_table, seq_lens, split_len: int):
-    """Per sequence, per split of split_len tokens: (m_s, l_s, o_s) per head in natural log, o_s normalised."""
+def _split_stats(q, k_cache, v_cache, block_table, seq_lens, split_len: int, block: int | None = None,
+                 rescale_acc: bool = True, rescale_l: bool = True):
+    """Per sequence, per split of split_len tokens: (m_s, l_s, o_s) per head in natural log, o_s = acc / l, with the
+    split's online softmax run over blocks of `block` tokens (one of its rescales left out, to model that mistake)."""
     import torch
     bsz, h, d = q.shape
     page, h_kv = k_cache.shape[1], k_cache.shape[2]
     heads = torch.arange(h, device=q.device) // (h // h_kv)
+    block = block or split_len
     stats = []
     for b in range(bsz):
         n = int(seq_lens[b])
@@ -105,20 +108,52 @@ def _split_stats(q, k_cache, v_cache, block_table, seq_lens, split_len: int):
         s = torch.einsum("hd,thd->ht", q[b], k) / math.sqrt(d)
         per = []
         for t0 in range(0, n, split_len):
-            blk = s[:, t0:t0 + split_len]
-            m = blk.amax(-1)
-            e = (blk - m[:, None]).exp()
-            l = e.sum(-1)
-            per.append((m, l, torch.einsum("ht,thd->hd", e, v[t0:t0 + split_len]) / l[:, None]))
+            m = torch.full((h,), float("-inf"), dtype=s.dtype, device=s.device)
+            l = torch.zeros(h, dtype=s.dtype, device=s.device)
+            acc = torch.zeros(h, d, dtype=s.dtype, device=s.device)
+            for j in range(t0, min(t0 + split_len, n), block):
+                blk = s[:, j:min(j + block, t0 + split_len, n)]
+                m_new = torch.maximum(m, blk.amax(-1))
+                alpha = (m - m_new).exp()
+                e = (blk - m_new[:, None]).exp()
+                l = (l * alpha if rescale_l else l) + e.sum(-1)
+                acc = (acc * alpha[:, None] if rescale_acc else acc) + torch.einsum("ht,thd->hd", e,
+                                                                                   v[j:j + e.shape[1]])
+                m = m_new
+            per.append((m, l, acc / l[:, None]))
         stats.append(per)
     return stats
+
+
+def _combine(per) -> "torch.Tensor":
+    import torch
+    m = torch.stack([p[0] for p in per])
+    lse = m + torch.stack([p[1] for p in per]).log()
+    w = (lse - lse.amax(0)).exp()
+    return (w[..., None] * torch.stack([p[2] for p in per])).sum(0) / w.sum(0)[..., None]
+
+
+def _split_len_of(meta):
+    return _meta_int(meta, "SPLIT_LEN", "SPLIT_SIZE", "PARTITION_SIZE", "KV_SPLIT_LEN", "SPLIT_TOKENS")
+
+
+def _inner_rescale_mistake(rescale_acc: bool, rescale_l: bool):
+    """Inside a split, the online softmax forgets a rescale (BLOCK_N and the split length from the constexprs)."""
+    def ref(q, k_cache, v_cache, block_table, seq_lens, meta):
+        import torch
+        split, block = _split_len_of(meta), _meta_int(meta, "BLOCK_N", "BLOCK")
+        if not split or not block or split <= block:
+            return None
+        stats = _split_stats(q, k_cache, v_cache, block_table, seq_lens, split, block, rescale_acc, rescale_l)
+        return torch.stack([_combine(per) for per in stats])
+    return ref
 
 
 def _combine_mistake(mode: str):
     """The split outputs combined wrongly; split_len from the kernel's constexprs (None: not a split kernel)."""
     def ref(q, k_cache, v_cache, block_table, seq_lens, meta):
         import torch
-        split = _meta_int(meta, "SPLIT_LEN", "SPLIT_SIZE", "PARTITION_SIZE", "KV_SPLIT_LEN", "SPLIT_TOKENS")
+        split = _split_len_of(meta)
         if not split or int(seq_lens.max()) <= split:
             return None  # one split per sequence: no combine to get wrong
         out = torch.zeros_like(q)
@@ -178,26 +213,69 @@ def _tail_unmasked(tile_of):
     return ref
 
 
+_PAGE_FIX = {
+    "en": "Every token's page comes from the block table: page = tl.load(block_table_ptr + b * stride_bt_b + (tok // "
+          "PAGE) * stride_bt_j, mask=valid, other=0) and slot = tok % PAGE; K is at page * stride_kp + slot * "
+          "stride_kt + kv_h * stride_kh + d * stride_kd. Pages come in any order: the cache hands out whichever are "
+          "free.",
+    "zh": "每个 token 的物理页都要查 block table：page = tl.load(block_table_ptr + b * stride_bt_b + (tok // PAGE) * "
+          "stride_bt_j, mask=valid, other=0)，slot = tok % PAGE；K 的地址是 page * stride_kp + slot * stride_kt + "
+          "kv_h * stride_kh + d * stride_kd。页的顺序是任意的：缓存分配的是当时空闲的页。"}
+_HEAD_FIX = {
+    "en": "GROUP = H // H_kv adjacent query heads share one KV head: kv_h = h // GROUP (the layout of "
+          "k.repeat_interleave(GROUP, dim=heads) and of SDPA's enable_gqa=True).",
+    "zh": "GROUP = H // H_kv 个相邻的 query 头共用一个 KV 头：kv_h = h // GROUP（与 k.repeat_interleave(GROUP, dim=头) "
+          "以及 SDPA 的 enable_gqa=True 相同的排布）。"}
+_COMBINE_FIX = {
+    "en": "Each split stores o_s = acc_s / l_s and lse_s = m_s + log2(l_s) (base 2, as its scores). Merge with "
+          "M = max_s lse_s and w_s = exp2(lse_s - M): o = sum_s w_s o_s / sum_s w_s. w_s is the split's share of "
+          "the whole softmax denominator; splits past seq_len have lse = -inf and weigh 0.",
+    "zh": "每个 split 存 o_s = acc_s / l_s 和 lse_s = m_s + log2(l_s)（以 2 为底，与分数一致）。合并时取 "
+          "M = max_s lse_s、w_s = exp2(lse_s - M)：o = sum_s w_s o_s / sum_s w_s。w_s 是这个 split 在整个 softmax "
+          "分母里的份额；超过 seq_len 的 split 的 lse = -inf，权重为 0。"}
+_INNER_FIX = {
+    "en": "When a block raises the split's running max from m_i to m_new, everything accumulated so far is scaled "
+          "by alpha = exp2(m_i - m_new): l_i = l_i * alpha + tl.sum(p, 0), acc = acc * alpha + tl.sum(p[:, None] * "
+          "v, 0), then m_i = m_new.",
+    "zh": "某个块把 split 的运行最大值从 m_i 提高到 m_new 时，之前累加的一切都要乘 alpha = exp2(m_i - m_new)："
+          "l_i = l_i * alpha + tl.sum(p, 0)，acc = acc * alpha + tl.sum(p[:, None] * v, 0)，然后 m_i = m_new。"}
+_TAIL_FIX = {
+    "en": "The last page is partial: its slots at or past seq_len hold another request's stale K and V. valid = "
+          "tok < end (end = min(split end, seq_len)); load K and V with mask=valid[:, None], other=0.0 and give "
+          "those tokens a score of -inf: s = tl.where(valid, s, float('-inf')).",
+    "zh": "最后一页是不满的：seq_len 及之后的槽位里是别的请求留下的旧 K、V。valid = tok < end（end = min(split 末尾, "
+          "seq_len)）；K、V 用 mask=valid[:, None], other=0.0 去 load，并把这些 token 的分数设为 -inf："
+          "s = tl.where(valid, s, float('-inf'))。"}
+
 DECODE_MISTAKES = (
     Mistake("the page was looked up with the logical block index (k_cache[t // PAGE]), not block_table[b, t // PAGE]",
-            "indexing", _logical_pages),
+            "indexing", _logical_pages, _PAGE_FIX, "用逻辑块号查页（k_cache[t // PAGE]），而不是 block_table[b, t // PAGE]"),
     Mistake("the page was computed as b * max_blocks + t // PAGE (as if each sequence's pages were contiguous), not "
-            "read from block_table", "indexing", _contiguous_pages),
+            "read from block_table", "indexing", _contiguous_pages, _PAGE_FIX,
+            "页号算成 b * max_blocks + t // PAGE（假设每个序列的页是连续的），没有读 block_table"),
     Mistake("every query head read KV head 0 (kv_head = 0), not kv_head = h // (H // H_kv)", "indexing",
-            _kv_head_zero),
+            _kv_head_zero, _HEAD_FIX, "所有 query 头都读了第 0 个 KV 头（kv_head = 0），而不是 h // (H // H_kv)"),
     Mistake("query head h read KV head h % H_kv, not h // (H // H_kv) (the heads of a group are adjacent)", "indexing",
-            _kv_head_modulo),
+            _kv_head_modulo, _HEAD_FIX, "query 头 h 读了 KV 头 h % H_kv，而不是 h // (H // H_kv)（同组的头是相邻的）"),
     Mistake("the splits' outputs were averaged, each weighted equally, not by 2^(lse_s - max lse)", "rescale",
-            _combine_mistake("mean")),
+            _combine_mistake("mean"), _COMBINE_FIX, "各 split 的输出被等权平均，而不是按 2^(lse_s - max lse) 加权"),
     Mistake("the splits were weighted by 2^(lse_s - max lse) but not divided by the sum of the weights", "rescale",
-            _combine_mistake("unnormalised")),
+            _combine_mistake("unnormalised"), _COMBINE_FIX, "各 split 按 2^(lse_s - max lse) 加权，但没有除以权重之和"),
     Mistake("each split's weight used its max m_s alone: the log-sum-exp lost its + log(l_s)", "rescale",
-            _combine_mistake("max-only")),
+            _combine_mistake("max-only"), _COMBINE_FIX, "每个 split 的权重只用了它的最大值 m_s：log-sum-exp 少了 + log(l_s)"),
+    Mistake("acc was not rescaled by alpha when a block raised the split's running max", "rescale",
+            _inner_rescale_mistake(False, True), _INNER_FIX, "块把 split 的运行最大值提高时，acc 没有乘 alpha"),
+    Mistake("l was not rescaled by alpha when a block raised the split's running max", "rescale",
+            _inner_rescale_mistake(True, False), _INNER_FIX, "块把 split 的运行最大值提高时，l 没有乘 alpha"),
+    Mistake("neither acc nor l was rescaled when a block raised the split's running max", "rescale",
+            _inner_rescale_mistake(False, False), _INNER_FIX, "块把 split 的运行最大值提高时，acc 和 l 都没有乘 alpha"),
     Mistake("the last, partial page was read unmasked: tokens past seq_len up to the page's end were attended to",
-            "mask", _tail_unmasked(lambda k, meta: k.shape[1])),
+            "mask", _tail_unmasked(lambda k, meta: k.shape[1]), _TAIL_FIX,
+            "最后一个不满的页没有 mask：seq_len 之后到页末的 token 也参与了注意力"),
     Mistake("the last, partial block of BLOCK_N tokens was read unmasked: tokens past seq_len were attended to",
             "mask", _tail_unmasked(lambda k, meta: _meta_int(meta, "BLOCK_N", "BLOCK_SIZE", "BLOCK")
-                                   if _meta_int(meta, "BLOCK_N", "BLOCK_SIZE", "BLOCK") != k.shape[1] else None)),
+                                   if _meta_int(meta, "BLOCK_N", "BLOCK_SIZE", "BLOCK") != k.shape[1] else None),
+            _TAIL_FIX, "最后一个不满的 BLOCK_N 块没有 mask：seq_len 之后的 token 也参与了注意力"),
 )
 
 
