@@ -331,4 +331,190 @@ DECODE_SPEC = DrillSpec(
     mock_minutes=40,
 )
 
-SERVING_SPECS = [DECODE_SPEC]
+
+# == quant-matmul ===================================================================================================
+# size = (M, N, K); group_size is the entry point's keyword (128; a probe passes 32). K is a whole number of groups.
+# w4[k, n] in -8..7 is packed two per byte along K: w_packed[k // 2, n] = (w4[2i] & 0xF) | (w4[2i + 1] & 0xF) << 4.
+
+def _pack_int4(w4):
+    """(K, N) int values in -8..7 -> (K // 2, N) uint8, even k in the low nibble."""
+    import torch
+    u = (w4.to(torch.int16) & 0xF)
+    return (u[0::2] | (u[1::2] << 4)).to(torch.uint8)
+
+
+def _int4_inputs(group_size: int = 128, packed_t: bool = False):
+    def make(size, gen):
+        import torch
+        m, n, k = size
+        a = normal((m, k), gen, dtype="float16")
+        w4 = torch.randint(-8, 8, (k, n), generator=gen, device=gen.device)
+        # Per-(group, column) scales that differ from group to group and column to column.
+        scales = (normal((k // group_size, n), gen).abs() * 0.02 + 0.005).half()
+        packed = _pack_int4(w4)
+        if packed_t:  # the packed weight as the .t() of an (N, K // 2) tensor: strides (1, K // 2)
+            packed = packed.t().contiguous().t()
+        return a, packed, scales
+    return make
+
+
+def _unpack(w_packed, signed: str = "twos", swap: bool = False):
+    """(K // 2, N) bytes (as float64) -> (K, N) float64 weights: two's complement, unsigned, or offset binary (q - 8);
+    swap: odd k read from the low nibble."""
+    import torch
+    byte = w_packed.long()
+    lo, hi = byte & 0xF, byte >> 4
+    if swap:
+        lo, hi = hi, lo
+    w = torch.stack([lo, hi], dim=1).reshape(-1, byte.shape[1])
+    if signed == "twos":
+        w = w - 16 * (w >= 8)
+    elif signed == "offset":
+        w = w - 8
+    return w.to(w_packed.dtype)
+
+
+def _dequant(w_packed, scales, group_index=None, **unpack):
+    """Weights times their group's scale; group_index(K) -> the scales row used for each k (default k // group)."""
+    import torch
+    w = _unpack(w_packed, **unpack)
+    k = w.shape[0]
+    g = k // scales.shape[0]
+    idx = group_index(k, g) if group_index else torch.arange(k, device=w.device) // g
+    return w * scales[idx]
+
+
+def _w4a16_ref(a, w_packed, scales, group_size=128):
+    return a @ _dequant(w_packed, scales)
+
+
+def _w4a16_terms(a, w_packed, scales, group_size=128):
+    return a.abs() @ _dequant(w_packed, scales).abs()
+
+
+def _w4_unpacked(**unpack):
+    return lambda a, w_packed, scales, meta, group_size=128: a @ _dequant(w_packed, scales, **unpack)
+
+
+def _w4_one_scale(a, w_packed, scales, meta, group_size=128):
+    if scales.shape[0] == 1:
+        return None
+    import torch
+    return a @ _dequant(w_packed, scales, group_index=lambda k, g: torch.zeros(k, dtype=torch.long, device=a.device))
+
+
+def _w4_group_per_step(a, w_packed, scales, meta, group_size=128):
+    """The group index taken as the K step's number (k // BLOCK_K), not k // group_size."""
+    import torch
+    bk = _meta_int(meta, "BLOCK_K", "BLOCK_SIZE_K")
+    if not bk or bk == a.shape[1] // scales.shape[0]:
+        return None
+    g_rows = scales.shape[0]
+    return a @ _dequant(w_packed, scales, group_index=lambda k, g: (torch.arange(k, device=a.device) // bk)
+                        .clamp(max=g_rows - 1))
+
+
+def _w4_scale_per_row(a, w_packed, scales, meta, group_size=128):
+    """scales indexed by the output row (offs_m) instead of the column (offs_n); 0 past its N columns (the mask)."""
+    import torch
+    m, n = a.shape[0], w_packed.shape[1]
+    if m == 1 and n == 1:
+        return None
+    w = _unpack(w_packed)
+    k = w.shape[0]
+    g = k // scales.shape[0]
+    rows = torch.zeros(scales.shape[0], m, dtype=scales.dtype, device=a.device)
+    rows[:, :min(m, n)] = scales[:, :min(m, n)]
+    per_k = rows[torch.arange(k, device=a.device) // g]          # (K, M): scale of (k, row m)
+    return torch.einsum("mk,kn,km->mn", a, w, per_k)
+
+
+def _w4_k_floor(a, w_packed, scales, meta, group_size=128):
+    bk, k = _meta_int(meta, "BLOCK_K", "BLOCK_SIZE_K"), a.shape[1]
+    if not bk or k % bk == 0:
+        return None
+    kt = (k // bk) * bk
+    return a[:, :kt] @ _dequant(w_packed, scales)[:kt]
+
+
+_UNPACK_FIX = {
+    "en": "Byte w_packed[k // 2, n] holds w[k, n] in its low nibble for even k and its high nibble for odd k, as "
+          "two's complement: q = (packed.to(tl.int32) >> ((k % 2) * 4)) & 0xF, then q = (q ^ 8) - 8 (or "
+          "tl.where(q >= 8, q - 16, q)), so 0..7 stay and 8..15 become -8..-1. No zero point: -8 is stored as 8.",
+    "zh": "字节 w_packed[k // 2, n] 的低 4 位是偶数 k 的 w[k, n]，高 4 位是奇数 k 的，按补码存：q = (packed.to(tl.int32) "
+          ">> ((k % 2) * 4)) & 0xF，再 q = (q ^ 8) - 8（或 tl.where(q >= 8, q - 16, q)），这样 0..7 不变，8..15 变成 "
+          "-8..-1。没有零点：-8 存成 8。"}
+_SCALE_FIX = {
+    "en": "Each group of group_size rows of K has its own scale per output column: scale = tl.load(s_ptr + (k // "
+          "group_size)[:, None] * stride_sg + offs_n[None, :] * stride_sn, mask=...) inside the K loop (a BLOCK_K "
+          "step can cross a group boundary), multiplied into the unpacked weights before tl.dot.",
+    "zh": "K 方向每 group_size 行为一组，每组每个输出列有自己的 scale：在 K 循环里 scale = tl.load(s_ptr + (k // "
+          "group_size)[:, None] * stride_sg + offs_n[None, :] * stride_sn, mask=...)（一个 BLOCK_K 步可能跨过组的边界），"
+          "在 tl.dot 之前乘到解包后的权重上。"}
+_KLOOP_FIX = {
+    "en": "Loop over every K block, the partial last one too: for k0 in range(0, K, BLOCK_K), with the K lanes masked "
+          "(k < K, other=0) on a, on w_packed and on the scales.",
+    "zh": "K 的每个块都要循环到，包括最后不满的一块：for k0 in range(0, K, BLOCK_K)，a、w_packed 和 scales 的 K 方向都要 "
+          "mask（k < K，other=0）。"}
+
+W4_MISTAKES = (
+    Mistake("the nibbles were unpacked unsigned (0..15): 8..15 were not sign-extended to -8..-1", "wrong-values",
+            _w4_unpacked(signed="unsigned"), _UNPACK_FIX, "半字节按无符号解包（0..15）：8..15 没有符号扩展成 -8..-1"),
+    Mistake("the nibbles were unpacked as q - 8 (offset binary with GPTQ's zero point 8) instead of two's complement",
+            "wrong-values", _w4_unpacked(signed="offset"), _UNPACK_FIX,
+            "半字节按 q - 8 解包（带零点 8 的偏移码，GPTQ 的写法），而不是补码"),
+    Mistake("the nibbles were unpacked in the wrong order: even k taken from the high nibble, odd k from the low",
+            "indexing", _w4_unpacked(swap=True), _UNPACK_FIX, "半字节顺序反了：偶数 k 取了高 4 位，奇数 k 取了低 4 位"),
+    Mistake("the nibbles were unpacked in the wrong order and unsigned", "indexing",
+            _w4_unpacked(signed="unsigned", swap=True), _UNPACK_FIX, "半字节顺序反了，而且按无符号解包"),
+    Mistake("one scale for all groups: every k used group 0's scales", "scale", _w4_one_scale, _SCALE_FIX,
+            "所有组用了同一个 scale：每个 k 都用了第 0 组的 scale"),
+    Mistake("the group index was the K step's number (k // BLOCK_K), not k // group_size", "scale",
+            _w4_group_per_step, _SCALE_FIX, "组号用了 K 步的序号（k // BLOCK_K），而不是 k // group_size"),
+    Mistake("the scale was applied per row (indexed by offs_m) instead of per column (offs_n)", "scale",
+            _w4_scale_per_row, _SCALE_FIX, "scale 按行（用 offs_m 索引）而不是按列（offs_n）乘"),
+    Mistake("the K loop dropped the K tail (K // BLOCK_K steps)", "k-loop", _w4_k_floor, _KLOOP_FIX,
+            "K 循环丢了 K 的尾部（只走了 K // BLOCK_K 步）"),
+)
+
+
+def _w4a16_eager(a, w_packed, scales, group_size=128):
+    """Eager dequant-then-matmul: unpack to int8, scale in float16, torch.matmul (cuBLAS) on the dequantised weight."""
+    import torch
+    lo = (w_packed & 0xF).to(torch.int8)
+    hi = (w_packed >> 4).to(torch.int8)
+    w = torch.stack([lo, hi], dim=1).reshape(-1, w_packed.shape[1])
+    w = torch.where(w >= 8, w - 16, w).to(torch.float16)
+    w = w * scales.repeat_interleave(group_size, dim=0)
+    return torch.matmul(a, w)
+
+
+def _w4a16_flops(size):
+    m, n, k = size
+    return 2 * m * n * k
+
+
+W4_SPEC = DrillSpec(
+    name="quant-matmul",
+    entry="matmul_w4a16",
+    signature="matmul_w4a16(a, w_packed, scales, group_size=128) -> c  # a (M, K) float16, w_packed (K // 2, N) "
+              "uint8 (two signed int4 per byte, low nibble = even k), scales (K // group_size, N) float16",
+    holes=("unpack", "group-scale", "mask", "grid"),
+    make_inputs=_int4_inputs(128),
+    reference=_w4a16_ref,
+    sizes=((1, 100, 256), (16, 129, 384), (37, 64, 128), (130, 72, 256)),
+    cuda_sizes=((1, 8192, 8192), (16, 4096, 4096), (1031, 1000, 1024)),
+    seeds=1,
+    kwargs={"group_size": 128},
+    tolerance={"float16": (1e-3, 1e-3)},  # atol x sum |a| |w s|: w s is rounded to float16 once for tl.dot
+    error_scale=_w4a16_terms,
+    family="serving",
+    probes=(Probe("group_size=32", _int4_inputs(32), ((17, 48, 96), (3, 80, 160)), kwargs={"group_size": 32}),
+            Probe("w_packed = x.t()", _int4_inputs(128, packed_t=True), ((16, 129, 384),), "strides")),
+    mistakes=W4_MISTAKES,
+    eager=_w4a16_eager,
+    flops=_w4a16_flops,
+    mock_minutes=30,
+)
+
+SERVING_SPECS = [DECODE_SPEC, W4_SPEC]
