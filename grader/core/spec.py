@@ -123,6 +123,9 @@ class DrillSpec:
     contiguous_output: bool = True  # the output must be a contiguous tensor, as eager's is (layout is contract)
     mistakes: tuple = ()            # Mistake(...)s checked, in order, when values are wrong
     input_categories: dict = field(default_factory=dict)  # input name -> what an out-of-bounds access to it means
+    # input name -> {"what": {en, zh}, "fix": {en, zh}}: the drill's own words for an out-of-bounds access to it
+    # (conv2d's x: a padding tap read unmasked), shown instead of the category's generic text
+    oob_texts: dict = field(default_factory=dict)
     mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
     flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
     compile_options: CompileOptions | None = None  # `drill inductor`: mode and Inductor config (default: plain)

@@ -40,6 +40,13 @@ def explain(v, lang: str) -> tuple[str, str]:
         kw.update(wrong=d.get("wrong"), numel=d.get("numel"),
                   mistake=(mistake.get("name_zh") if lang == "zh" else None) or mistake.get("name"))
         return _fmt(pick(DIAGNOSES["mistake"]["what"], lang), **kw), _fmt(pick(mistake["fix"], lang), **kw)
+    viol = d.get("violation") or {}
+    own = spec.oob_texts.get(str(viol.get("tensor", "")).removeprefix("input ")) if viol else None
+    if own:  # an out-of-bounds access to an input the drill has its own words for
+        kw.update(kind=f"tl.{viol['kind']}", lanes=viol["lanes"], tensor=viol["tensor"], first=viol["first_elem"],
+                  numel=viol["numel"], program=viol["program"],
+                  where={"before": "before the start of", "after": "past the end of"}.get(viol["side"], "outside"))
+        return _fmt(pick(own["what"], lang), **kw), _fmt(pick(own["fix"], lang), **kw)
     if cat == "hole":
         holes = d.get("holes", [])
         first = holes[0] if holes else {"name": v.hole, "line": v.line}
