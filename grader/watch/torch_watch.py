@@ -11,7 +11,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from grader.core.frames import learner_line
-from grader.watch.memory import Memory
+from grader.watch.memory import Memory, span_elems
 
 EMPTY = {"empty", "empty_like", "new_empty", "empty_strided"}
 FILLED = {"zeros", "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full"}
@@ -71,14 +71,19 @@ class TorchWatch(TorchFunctionMode):
 
     def _alloc(self, func, name, args, kwargs):
         result = func(*args, **kwargs)
-        if not isinstance(result, torch.Tensor) or not result.is_contiguous() \
-                or result.device.type != torch.device(self.memory.device).type:
+        if not isinstance(result, torch.Tensor) or result.device.type != torch.device(self.memory.device).type:
             return result
+        # A dense non-contiguous allocation (memory_format=torch.channels_last, empty_like of a transposed view) is
+        # guarded with its own strides: left unregistered, every store into it read as out of bounds.
+        stride = None if result.is_contiguous() else tuple(result.stride())
+        if stride is not None and (span_elems(result.shape, stride) != result.numel()
+                                   or any(st <= 0 for st, n in zip(stride, result.shape) if n > 1)):
+            return result  # gaps or overlaps: not a plain allocation
         line = learner_line(self.learner_file)
         self.allocs += 1
         label = f"torch.{name}" + (f" at line {line}" if line else "")
         guarded = self.memory.guarded(tuple(result.shape), result.dtype, label, "alloc",
-                                      fill_value=None if name in EMPTY else 0)
+                                      fill_value=None if name in EMPTY else 0, stride=stride)
         region = self.memory.region_of(guarded) if name in NEEDS_DEVICE and kwargs.get("device") is None else None
         if region is not None:
             region.no_device_line = line or 0
