@@ -517,4 +517,182 @@ W4_SPEC = DrillSpec(
     mock_minutes=30,
 )
 
-SERVING_SPECS = [DECODE_SPEC, W4_SPEC]
+
+# == conv2d =========================================================================================================
+# size = (N, C, H, W, K, R, S); stride and padding are the entry point's keywords (1 and 0; probes pass others).
+# C and K are never multiples of a block; x comes NCHW-contiguous, or channels-last in a probe.
+
+def _conv_inputs(channels_last: bool = False):
+    def make(size, gen):
+        import torch
+        n, c, h, w, k, r, s = size
+        x = normal((n, c, h, w), gen, dtype="float16")
+        if channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
+        return x, normal((k, c, r, s), gen, dtype="float16", scale=0.5)
+    return make
+
+
+def _conv_ref(x, w, stride=1, padding=0):
+    import torch.nn.functional as F
+    return F.conv2d(x, w, stride=stride, padding=padding)
+
+
+def _conv_terms(x, w, stride=1, padding=0):
+    import torch.nn.functional as F
+    return F.conv2d(x.abs(), w.abs(), stride=stride, padding=padding)
+
+
+def _conv_taps(x, w, stride, padding, h_of, w_of, channels=None, flip=False):
+    """y[n, k, p, q] = sum over c, r, s of x[n, c, h_of(p, r), w_of(q, s)] w[k, c, r, s], a tap outside the image
+    reading 0: the float64 model of a kernel whose input index is h_of / w_of (channels: how many are summed)."""
+    import torch
+    n, c, hh, ww = x.shape
+    k, _, r_, s_ = w.shape
+    p_ = (hh + 2 * padding - r_) // stride + 1
+    q_ = (ww + 2 * padding - s_) // stride + 1
+    cs = c if channels is None else channels
+    y = torch.zeros(n, k, p_, q_, dtype=x.dtype, device=x.device)
+    ps, qs = torch.arange(p_, device=x.device), torch.arange(q_, device=x.device)
+    for r in range(r_):
+        hi = h_of(ps, r)
+        for s in range(s_):
+            wi = w_of(qs, s)
+            ok = ((hi >= 0) & (hi < hh))[:, None] & ((wi >= 0) & (wi < ww))[None, :]
+            xs = x[:, :cs][:, :, hi.clamp(0, hh - 1)][:, :, :, wi.clamp(0, ww - 1)] * ok
+            tap = w[:, :cs, r_ - 1 - r, s_ - 1 - s] if flip else w[:, :cs, r, s]
+            y += torch.einsum("ncpq,kc->nkpq", xs, tap)
+    return y
+
+
+def _conv_model(h_of, w_of, **kw):
+    def ref(x, w, meta, stride=1, padding=0):
+        return _conv_taps(x, w, stride, padding, h_of(stride, padding), w_of(stride, padding), **kw)
+    return ref
+
+
+def _stride_on_filter(x, w, meta, stride=1, padding=0):
+    if stride == 1:
+        return None
+    f = lambda i, t: i - padding + t * stride  # noqa: E731
+    return _conv_taps(x, w, stride, padding, f, f)
+
+
+def _stride_ignored(x, w, meta, stride=1, padding=0):
+    if stride == 1:
+        return None
+    f = lambda i, t: i - padding + t  # noqa: E731
+    return _conv_taps(x, w, stride, padding, f, f)
+
+
+def _padding_not_shifted(x, w, meta, stride=1, padding=0):
+    if padding == 0:
+        return None
+    f = lambda i, t: i * stride + t  # noqa: E731
+    return _conv_taps(x, w, stride, padding, f, f)
+
+
+def _filter_flipped(x, w, meta, stride=1, padding=0):
+    if w.shape[2] == 1 and w.shape[3] == 1:
+        return None
+    f = lambda i, t: i * stride - padding + t  # noqa: E731
+    return _conv_taps(x, w, stride, padding, f, f, flip=True)
+
+
+def _channel_tail_dropped(x, w, meta, stride=1, padding=0):
+    bc, c = _meta_int(meta, "BLOCK_C", "BLOCK_K", "BLOCK_SIZE_C", "BLOCK_CI"), x.shape[1]
+    if not bc or c % bc == 0:
+        return None
+    f = lambda i, t: i * stride - padding + t  # noqa: E731
+    return _conv_taps(x, w, stride, padding, f, f, channels=(c // bc) * bc)
+
+
+_CONV_INDEX_FIX = {
+    "en": "Output pixel (p, q) reads input pixel h = p * stride - padding + r, w = q * stride - padding + s for tap "
+          "(r, s): the stride multiplies the output index, the filter offset is added as is, and the padding shifts "
+          "both back. PyTorch's conv2d is a cross-correlation: w[k, c, r, s] meets x at +r, +s, not flipped.",
+    "zh": "对滤波器位置 (r, s)，输出像素 (p, q) 读输入像素 h = p * stride - padding + r，w = q * stride - padding + s："
+          "stride 乘的是输出下标，滤波器偏移直接相加，padding 把两者往回移。PyTorch 的 conv2d 是互相关："
+          "w[k, c, r, s] 对应 x 的 +r、+s，不翻转。"}
+_CONV_KLOOP_FIX = {
+    "en": "GEMM-K is C·R·S: loop over every tap (r, s) and over every block of channels, the partial last one too: "
+          "for c0 in range(0, C, BLOCK_C) with c < C in both loads' masks (other=0.0).",
+    "zh": "GEMM-K 是 C·R·S：每个滤波器位置 (r, s) 都要循环，每个通道块也要，包括最后不满的一块："
+          "for c0 in range(0, C, BLOCK_C)，两个 load 的 mask 都要有 c < C（other=0.0）。"}
+
+CONV_MISTAKES = (
+    Mistake("the stride was applied to the filter offset (h = p - padding + r * stride), not to the output index",
+            "indexing", _stride_on_filter, _CONV_INDEX_FIX,
+            "stride 乘到了滤波器偏移上（h = p - padding + r * stride），而不是输出下标上"),
+    Mistake("the input index was computed for stride 1 (h = p - padding + r): the stride was left out", "indexing",
+            _stride_ignored, _CONV_INDEX_FIX, "输入下标按 stride 1 计算（h = p - padding + r）：漏了 stride"),
+    Mistake("the padding enlarged the output but did not shift the input index (h = p * stride + r)", "indexing",
+            _padding_not_shifted, _CONV_INDEX_FIX, "padding 让输出变大了，却没有平移输入下标（h = p * stride + r）"),
+    Mistake("the filter was flipped (w[k, c, R-1-r, S-1-s]): a mathematical convolution, but F.conv2d is a "
+            "cross-correlation", "indexing", _filter_flipped, _CONV_INDEX_FIX,
+            "滤波器被翻转了（w[k, c, R-1-r, S-1-s]）：这是数学上的卷积，而 F.conv2d 是互相关"),
+    Mistake("the channel loop dropped the C tail (C // BLOCK_C blocks)", "k-loop", _channel_tail_dropped,
+            _CONV_KLOOP_FIX, "通道循环丢了 C 的尾部（只走了 C // BLOCK_C 块）"),
+)
+
+_PAD_TEXTS = {"x": {
+    "what": {"en": "{kind} reached {lanes} lanes {where} `{tensor}` (element {first}; it has {numel}), program "
+                   "{program}: a tap in the padding (h or w outside the image), or past the last pixel or channel, "
+                   "was read instead of masked",
+             "zh": "{kind} 有 {lanes} 条 lane 访问到 `{tensor}` 之外（元素 {first}，它只有 {numel} 个），program "
+                   "{program}：padding 里的位置（h 或 w 在图像之外）、或最后一个像素/通道之后的位置被读了，而不是被 mask 掉"},
+    "fix": {"en": "Padding is a mask, not memory: inside = (h >= 0) & (h < H) & (w >= 0) & (w < W) & (row < N·P·Q), "
+                  "and tl.load(x_ptrs, mask=inside[:, None] & (c < C)[None, :], other=0.0). Without it, w = -1 reads "
+                  "the previous row's last pixel (a neighbour, no error on a GPU), h = -1 the previous channel.",
+            "zh": "padding 是 mask，不是内存：inside = (h >= 0) & (h < H) & (w >= 0) & (w < W) & (row < N·P·Q)，"
+                  "tl.load(x_ptrs, mask=inside[:, None] & (c < C)[None, :], other=0.0)。不加的话 w = -1 会读到上一行的"
+                  "最后一个像素（相邻的数据，GPU 上不报错），h = -1 会读到上一个通道。"}}}
+
+
+def _conv_eager(x, w, stride=1, padding=0):
+    """F.conv2d: cuDNN"""
+    import torch.nn.functional as F
+    return F.conv2d(x, w, stride=stride, padding=padding)
+
+
+def _conv_flops(size, stride=1, padding=0):
+    n, c, h, w, k, r, s = size
+    p = (h + 2 * padding - r) // stride + 1
+    q = (w + 2 * padding - s) // stride + 1
+    return 2 * n * k * p * q * c * r * s
+
+
+CONV_SPEC = DrillSpec(
+    name="conv2d",
+    entry="conv2d",
+    signature="conv2d(x, w, stride=1, padding=0) -> y  # x (N, C, H, W) float16 any memory format, w (K, C, R, S), "
+              "y (N, K, P, Q) float16",
+    holes=("im2col", "padding", "output-index", "k-loop"),
+    make_inputs=_conv_inputs(),
+    reference=_conv_ref,
+    # 1x1, 3x3, 5x5; C = 19 crosses a 16-channel block, K = 33 a 32-column one.
+    sizes=((2, 3, 9, 11, 5, 1, 1), (2, 5, 10, 9, 7, 3, 3), (1, 19, 7, 8, 33, 3, 3), (1, 3, 9, 8, 6, 5, 5)),
+    cuda_sizes=((8, 64, 56, 56, 64, 3, 3),),
+    seeds=1,
+    tolerance={"float16": (1e-3, 1e-3)},  # atol x conv(|x|, |w|): a float32 sum of C·R·S products
+    error_scale=_conv_terms,
+    family="serving",
+    value_category="indexing",
+    probes=(Probe("padding=1", _conv_inputs(), ((2, 5, 10, 9, 7, 3, 3),), kwargs={"padding": 1}),
+            Probe("stride=2", _conv_inputs(), ((2, 3, 9, 11, 5, 1, 1),), kwargs={"stride": 2}),
+            Probe("stride=2, padding=1", _conv_inputs(), ((2, 6, 11, 10, 9, 3, 3),),
+                  kwargs={"stride": 2, "padding": 1}),
+            Probe("stride=2, padding=2", _conv_inputs(), ((1, 3, 13, 12, 6, 5, 5),),
+                  kwargs={"stride": 2, "padding": 2}),
+            Probe("x channels-last", _conv_inputs(channels_last=True), ((2, 6, 11, 10, 9, 3, 3),), "strides",
+                  kwargs={"stride": 2, "padding": 1})),
+    mistakes=CONV_MISTAKES,
+    input_categories={"x": "mask"},
+    oob_texts=_PAD_TEXTS,
+    contiguous_output=False,  # F.conv2d returns channels-last for a channels-last x: either layout is right
+    eager=_conv_eager,
+    flops=_conv_flops,
+    mock_minutes=35,
+)
+
+SERVING_SPECS = [DECODE_SPEC, W4_SPEC, CONV_SPEC]
