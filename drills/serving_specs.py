@@ -297,9 +297,25 @@ def _decode_rising(size, gen):
 
 
 def _decode_bytes(size):
-    """What one call must read: each sequence's K and V once, q, the table row; o written."""
+    """`drill bench`'s byte model: each sequence's K and V read once (its seq_len tokens), q read, o written."""
     b, h, h_kv, d, page, l_max = size
-    return {"kv": 2 * b * l_max * h_kv * d * 2, "n": b * h * d}
+    tokens = sum(_seq_lens(b, page, l_max))
+    return {"fused": 2 * tokens * h_kv * d * 2 + 2 * b * h * d * 2}
+
+
+def _decode_eager(q, k_cache, v_cache, block_table, seq_lens):
+    """gather the pages (k_cache[block_table]), then F.scaled_dot_product_attention with a seq_lens key mask"""
+    import torch
+    import torch.nn.functional as F
+    b, h, d = q.shape
+    page, h_kv = k_cache.shape[1], k_cache.shape[2]
+    width = block_table.shape[1]
+    k = k_cache[block_table.long()].reshape(b, width * page, h_kv, d).transpose(1, 2)
+    v = v_cache[block_table.long()].reshape(b, width * page, h_kv, d).transpose(1, 2)
+    keep = torch.arange(width * page, device=q.device)[None, :] < seq_lens.to(q.device)[:, None]
+    out = F.scaled_dot_product_attention(q[:, :, None, :], k, v, attn_mask=keep[:, None, None, :],
+                                         enable_gqa=h != h_kv)
+    return out[:, :, 0]
 
 
 DECODE_SIZES = (
@@ -328,6 +344,11 @@ DECODE_SPEC = DrillSpec(
     mistakes=DECODE_MISTAKES,
     input_categories={"block_table": "indexing", "seq_lens": "indexing"},
     max_launches=2,
+    eager=_decode_eager,
+    byte_model=_decode_bytes,  # `drill bench` only (no bytes proof: split-KV writes partials by design)
+    # No speed gate yet: issue 22's gates (>= 0.8 x SDPA's bandwidth, >= 3 x eager) are uncalibrated until
+    # benchmarks/serving.py runs on the H200.
+    bench_sizes=((32, 32, 32, 128, 16, 4096), (32, 32, 8, 128, 16, 4096), (4, 32, 8, 128, 16, 32768)),
     mock_minutes=40,
 )
 
@@ -514,6 +535,8 @@ W4_SPEC = DrillSpec(
     mistakes=W4_MISTAKES,
     eager=_w4a16_eager,
     flops=_w4a16_flops,
+    # No speed gate yet (>= 2 x cuBLAS at M <= 16, >= 0.6 x at M = 4096): uncalibrated, benchmarks/serving.py.
+    bench_sizes=tuple((m, 8192, 8192) for m in (1, 16, 128, 4096)),
     mock_minutes=30,
 )
 
@@ -692,6 +715,10 @@ CONV_SPEC = DrillSpec(
     contiguous_output=False,  # F.conv2d returns channels-last for a channels-last x: either layout is right
     eager=_conv_eager,
     flops=_conv_flops,
+    # No speed gate yet (>= 0.5 x cuDNN at (32, 256, 56, 56) -> 256, 3x3, padding 1): uncalibrated,
+    # benchmarks/serving.py. `drill bench` sweeps at the entry point's defaults (stride 1, padding 0).
+    bench_sizes=((32, 64, 56, 56, 64, 3, 3), (32, 128, 28, 28, 128, 3, 3), (32, 256, 56, 56, 256, 3, 3),
+                 (32, 256, 14, 14, 512, 1, 1)),
     mock_minutes=35,
 )
 
