@@ -6,6 +6,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
@@ -75,8 +76,8 @@ def start(name: str, path: Path | None, force: bool, lang: str) -> int:
         out.print(f"kept your old file as {kept}")
     atomic_write_text(path, spec.skeleton_path.read_text(encoding="utf-8"))
     texts = drill_texts(spec.name)
-    out.print(f"[bold]{pick(texts.get('title'), lang) or spec.name}[/bold]")
-    out.print(pick(texts.get("task"), lang))
+    out.print(f"[bold]{escape(pick(texts.get('title'), lang) or spec.name)}[/bold]")
+    out.print(escape(pick(texts.get("task"), lang)))  # "scales[k // group_size]" is not a style tag
     out.print(f"wrote {path}  —  fill the HOLE(...)s, then: drill grade {path.name}")
     return EXIT_OK
 
@@ -121,7 +122,7 @@ def hint(name: str, reset: bool, lang: str) -> int:
         k = min(d.get("hints_seen", 0), len(hints) - 1)
         d["hints_seen"] = k + 1
     _warn(store)
-    console().print(f"[bold]hint {k + 1}/{len(hints)}[/bold]  {pick(hints[k], lang)}")
+    console().print(f"[bold]hint {k + 1}/{len(hints)}[/bold]  {escape(pick(hints[k], lang))}")
     if k + 1 == len(hints):
         console().print("(that was the last one; `drill solution " + spec.name + "` shows the reference)",
                         style="dim")
