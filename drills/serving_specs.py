@@ -60,26 +60,24 @@ def _gather(cache, table_row, tokens: int, page: int, pages=None):
 
 
 def _decode(q, k_cache, v_cache, block_table, seq_lens, kv_head=None, pages=None, length=None, abs_v=False):
-    """softmax(q k^T / sqrt(D)) v per sequence over its seq_len tokens, float64. Knobs model the mistakes:
-    kv_head(h, H, H_kv) -> the KV head query head h reads; pages(b, row, n) -> the physical pages used;
-    length(L) -> how many tokens are read (a missing tail mask reads to the end of a block)."""
+    """softmax(q k^T / sqrt(D)) v per sequence over its seq_len tokens, float64, all sequences at once (padded to the
+    table's width and masked). Knobs model the mistakes: kv_head(h, H, H_kv) -> the KV head query head h reads;
+    pages(block_table) -> the (B, max_blocks) physical pages used; length(L) -> how many tokens are read (a missing
+    tail mask reads to the end of a block)."""
     import torch
     bsz, h, d = q.shape
     page, h_kv = k_cache.shape[1], k_cache.shape[2]
+    width = block_table.shape[1]
     heads = torch.tensor([(kv_head or (lambda i, H, G: i // (H // G)))(i, h, h_kv) for i in range(h)],
                          device=q.device)
-    out = torch.zeros_like(q)
-    for b in range(bsz):
-        n = int(seq_lens[b])
-        tokens = length(n) if length else n
-        row = block_table[b]
-        phys = pages(b, row, -(-tokens // page)) if pages else None
-        k = _gather(k_cache, row, tokens, page, phys)[:, heads]  # (tokens, H, D)
-        v = _gather(v_cache, row, tokens, page, phys)[:, heads]
-        s = torch.einsum("hd,thd->ht", q[b], k) / math.sqrt(d)
-        p = s.softmax(-1)
-        out[b] = torch.einsum("ht,thd->hd", p, v.abs() if abs_v else v)
-    return out
+    phys = pages(block_table) if pages else block_table.long()
+    k = k_cache[phys].reshape(bsz, width * page, h_kv, d)[:, :, heads]  # (B, T, H, D)
+    v = v_cache[phys].reshape(bsz, width * page, h_kv, d)[:, :, heads]
+    lens = torch.tensor([length(int(n)) if length else int(n) for n in seq_lens], device=q.device)
+    s = torch.einsum("bhd,bthd->bht", q, k) / math.sqrt(d)
+    s = s.masked_fill(torch.arange(width * page, device=q.device)[None, None, :] >= lens[:, None, None],
+                      float("-inf"))
+    return torch.einsum("bht,bthd->bhd", s.softmax(-1), v.abs() if abs_v else v)
 
 
 def _decode_ref(q, k_cache, v_cache, block_table, seq_lens):
@@ -175,15 +173,17 @@ def _combine_mistake(mode: str):
 
 def _logical_pages(q, k_cache, v_cache, block_table, seq_lens, meta):
     import torch
+    width = block_table.shape[1]
     return _decode(q, k_cache, v_cache, block_table, seq_lens,
-                   pages=lambda b, row, n: torch.arange(n, device=q.device))
+                   pages=lambda t: torch.arange(width, device=q.device).expand(t.shape[0], width))
 
 
 def _contiguous_pages(q, k_cache, v_cache, block_table, seq_lens, meta):
     import torch
     width = block_table.shape[1]
     return _decode(q, k_cache, v_cache, block_table, seq_lens,
-                   pages=lambda b, row, n: b * width + torch.arange(n, device=q.device))
+                   pages=lambda t: (torch.arange(t.shape[0], device=q.device)[:, None] * width
+                                    + torch.arange(width, device=q.device)).clamp(max=k_cache.shape[0] - 1))
 
 
 def _kv_head_zero(q, k_cache, v_cache, block_table, seq_lens, meta):
