@@ -173,3 +173,17 @@ def test_the_benchmark_gate_counts_runs_and_spread():
     assert b.spread([1.0, 1.1, 0.9]) == pytest.approx(0.2)
     s = b.summarise(runs)
     assert s["ref"]["median_ms"] == 1.0
+
+
+def test_mock_draws_the_serving_drills_and_writes_their_skeletons(tmp_path):
+    from coach.mock import interview as M
+    from grader.reporting.texts import checkpoints_for
+
+    tried = {n: {"attempts": 3, "passes": 3} for n in drills.names() if n not in SERVING}
+    drawn = M.pick_drills({"drills": tried}, drills.names(), 3, seed=7, now=0.0)  # never tried come first
+    assert sorted(drawn) == sorted(SERVING)
+    qids = [cid for cid, _ in checkpoints_for("decode-attention")][:2]
+    tasks, questions = M.prepare(tmp_path / "mock", list(SERVING), qids)
+    assert [t.path.read_text(encoding="utf-8").splitlines()[0] for t in tasks] == [f"# drill: {n}" for n in SERVING]
+    assert [q.cid for q in questions] == qids
+    assert M.coding_minutes(list(SERVING), None) == 40
