@@ -247,6 +247,24 @@ _TAIL_FIX = {
           "seq_len)）；K、V 用 mask=valid[:, None], other=0.0 去 load，并把这些 token 的分数设为 -inf："
           "s = tl.where(valid, s, float('-inf'))。"}
 
+_CACHE_OOB = {
+    "what": {"en": "{kind} reached {lanes} lanes {where} `{tensor}` (element {first}; it has {numel}), program "
+                   "{program}: a page index outside the cache, from a token past seq_len looked up unmasked or a page "
+                   "computed instead of read from block_table",
+             "zh": "{kind} 有 {lanes} 条 lane 访问到 `{tensor}` 之外（元素 {first}，它只有 {numel} 个），program "
+                   "{program}：页号落在缓存之外，来自没有 mask 的、超过 seq_len 的 token 的查页，或者页号是算出来的而不是"
+                   "从 block_table 读的"},
+    "fix": _PAGE_FIX}
+_DECODE_OOB = {
+    "k_cache": _CACHE_OOB, "v_cache": _CACHE_OOB,
+    "block_table": {
+        "what": {"en": "{kind} reached {lanes} lanes {where} `{tensor}` (element {first}; it has {numel}), program "
+                       "{program}: the page lookup read table entries past the sequence's pages",
+                 "zh": "{kind} 有 {lanes} 条 lane 访问到 `{tensor}` 之外（元素 {first}，它只有 {numel} 个），program "
+                       "{program}：查页时读到了这个序列的页之后的表项"},
+        "fix": _TAIL_FIX},
+}
+
 DECODE_MISTAKES = (
     Mistake("the page was looked up with the logical block index (k_cache[t // PAGE]), not block_table[b, t // PAGE]",
             "indexing", _logical_pages, _PAGE_FIX, "用逻辑块号查页（k_cache[t // PAGE]），而不是 block_table[b, t // PAGE]"),
@@ -342,7 +360,7 @@ DECODE_SPEC = DrillSpec(
     probes=(Probe("rising scores", _decode_rising, ((2, 4, 4, 64, 16, 131),), "rescale"),
             Probe("large scores", _paged_inputs(q_scale=40.0), ((4, 4, 2, 64, 16, 67),), "stability")),
     mistakes=DECODE_MISTAKES,
-    input_categories={"block_table": "indexing", "seq_lens": "indexing"},
+    oob_texts=_DECODE_OOB,
     max_launches=2,
     eager=_decode_eager,
     byte_model=_decode_bytes,  # `drill bench` only (no bytes proof: split-KV writes partials by design)
