@@ -49,6 +49,7 @@ def decode_split_kernel(q_ptr, k_ptr, v_ptr, block_table_ptr, seq_lens_ptr, o_pa
         tok = t0 + offs_n
         valid = tok < end
         page = tl.load(block_table_ptr + b * stride_bt_b + (tok // PAGE) * stride_bt_j, mask=valid, other=0)
+        page = page.to(tl.int64)  # page * stride_kp passes 2^31 elements once the cache is over 4 GB
         slot = tok % PAGE
         k = tl.load(k_ptr + page[:, None] * stride_kp + slot[:, None] * stride_kt + kv_h * stride_kh
                     + offs_d[None, :] * stride_kd, mask=valid[:, None], other=0.0)

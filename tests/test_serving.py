@@ -187,3 +187,30 @@ def test_mock_draws_the_serving_drills_and_writes_their_skeletons(tmp_path):
     assert [t.path.read_text(encoding="utf-8").splitlines()[0] for t in tasks] == [f"# drill: {n}" for n in SERVING]
     assert [q.cid for q in questions] == qids
     assert M.coding_minutes(list(SERVING), None) == 40
+
+
+@pytest.mark.parametrize("name", SERVING)
+def test_drill_bench_sweeps_each_serving_drill(monkeypatch, name):
+    """`drill bench`'s sweep on CPU with timings faked: the reference's float64 answer (as float16) is checked like a
+    grade, decode in GB/s from its byte model, the GEMM and the convolution in TFLOPS."""
+    import json
+
+    from grader.speed import bench, timing
+
+    spec = drills.get_spec(name)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), 0.5)[1])
+    monkeypatch.setattr(timing, "best_copy", lambda n, **kw: {"kind": "x.clone()", "ms": 0.01, "gbps": 4000.0,
+                                                             "all_ms": {"x.clone()": 0.01}})
+    exact = lambda *a, **kw: spec.reference(*[t.double() for t in a], **kw).half()  # noqa: E731
+    providers = {"yours": exact, "eager": spec.eager}
+    result = {"drill": name, "providers": list(providers), "rows": [], "flops": spec.flops is not None}
+    size = spec.sizes[1]
+    bench._sweep_sizes(spec, providers, [size], result, device="cpu")
+    json.dumps(result)
+    row = result["rows"][0]
+    assert row["wrong"] == 0 and row["size"] == list(size)
+    if spec.flops is None:
+        assert row["bytes"] == spec.byte_model(size)["fused"] and "copy" in row
+    else:
+        assert row["tflops"]["yours"] == pytest.approx(spec.flops(size) / 0.5e-3 / 1e12)
+    assert spec.bench_sizes
