@@ -10,8 +10,8 @@ not be a multiple of BLOCK_K). Four holes:
 - group-scale: the scale of (k's group, n), inside the K loop;
 - mask:        the M and N edges and the K tail;
 - grid:        one program per (BLOCK_M, BLOCK_N) tile of C.
-The grader uses M = 1 (a decode GEMV), 16, 37, 130; N = 64, 72, 100, 129; K = 128..384 with group_size 128 and
-96, 160 with group_size 32; and a w_packed that is a transposed view. Stuck? `drill hint quant-matmul`.
+The grader uses M = 1 (a decode GEMV), 16, 37, 130; N = 48, 72, 100, 129; K = 256 and 384 with group_size 128,
+160 with group_size 32 (a K tail past BLOCK_K = 64); and a w_packed that is a transposed view. Stuck? `drill hint quant-matmul`.
 """
 import torch
 import triton
