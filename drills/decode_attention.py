@@ -101,7 +101,7 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
     BLOCK_N = 32
     # Splits from the table's width (no host sync on seq_lens): at most 16, each a whole number of BLOCK_N tiles.
     tiles = triton.cdiv(max_blocks * PAGE, BLOCK_N)
-    num_splits = min(16, triton.cdiv(tiles, 2))
+    num_splits = min(16, triton.cdiv(tiles, 4))
     split_len = triton.cdiv(tiles, num_splits) * BLOCK_N
     num_splits = triton.cdiv(max_blocks * PAGE, split_len)
     o_part = torch.empty((B, H, num_splits, D), device=q.device, dtype=torch.float32)
