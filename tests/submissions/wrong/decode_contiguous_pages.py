@@ -37,6 +37,7 @@ def decode_split_kernel(q_ptr, k_ptr, v_ptr, block_table_ptr, seq_lens_ptr, o_pa
         tok = t0 + offs_n
         valid = tok < end
         page = b * stride_bt_b + tok // PAGE
+        page = page.to(tl.int64)  # page * stride_kp passes 2^31 elements once the cache is over 4 GB
         slot = tok % PAGE
         k = tl.load(k_ptr + page[:, None] * stride_kp + slot[:, None] * stride_kt + kv_h * stride_kh
                     + offs_d[None, :] * stride_kd, mask=valid[:, None], other=0.0)
@@ -87,7 +88,7 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
     BLOCK_N = 32
     # Splits from the table's width (no host sync on seq_lens): at most 16, each a whole number of BLOCK_N tiles.
     tiles = triton.cdiv(max_blocks * PAGE, BLOCK_N)
-    num_splits = min(16, triton.cdiv(tiles, 2))
+    num_splits = min(16, triton.cdiv(tiles, 4))
     split_len = triton.cdiv(tiles, num_splits) * BLOCK_N
     num_splits = triton.cdiv(max_blocks * PAGE, split_len)
     o_part = torch.empty((B, H, num_splits, D), device=q.device, dtype=torch.float32)
