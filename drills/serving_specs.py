@@ -337,7 +337,7 @@ def _decode_eager(q, k_cache, v_cache, block_table, seq_lens):
 
 
 DECODE_SIZES = (
-    (5, 4, 4, 64, 16, 37),     # H / H_kv = 1: lens 37, 1, 15, 16, 17 (one split)
+    (5, 2, 2, 64, 16, 37),     # H / H_kv = 1: lens 37, 1, 15, 16, 17 (one split)
     (6, 4, 1, 64, 16, 131),    # H / H_kv = 4: lens 131, 1, 15, 16, 17, 37 (three splits for 131)
     (3, 8, 1, 128, 32, 97),    # H / H_kv = 8, D = 128, pages of 32: lens 97, 1, 31
 )
@@ -357,8 +357,8 @@ DECODE_SPEC = DrillSpec(
     error_scale=_decode_terms,
     family="serving",
     value_category="wrong-values",
-    probes=(Probe("rising scores", _decode_rising, ((2, 4, 4, 64, 16, 131),), "rescale"),
-            Probe("large scores", _paged_inputs(q_scale=40.0), ((4, 4, 2, 64, 16, 67),), "stability")),
+    probes=(Probe("rising scores", _decode_rising, ((1, 4, 4, 64, 16, 131),), "rescale"),
+            Probe("large scores", _paged_inputs(q_scale=40.0), ((2, 4, 2, 64, 16, 67),), "stability")),
     mistakes=DECODE_MISTAKES,
     oob_texts=_DECODE_OOB,
     max_launches=2,

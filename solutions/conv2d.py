@@ -61,7 +61,7 @@ def conv2d(x: torch.Tensor, w: torch.Tensor, stride: int = 1, padding: int = 0) 
         and not x.is_contiguous() else torch.contiguous_format
     y = torch.empty((N, K, P, Q), device=x.device, dtype=torch.float16, memory_format=fmt)
     big = N * P * Q >= 4096 and K >= 128
-    BLOCK_M, BLOCK_N = (128, 128) if big else (32, 32)
+    BLOCK_M, BLOCK_N = (128, 128) if big else (64, 32)
     BLOCK_C = 64 if C >= 64 else 16
     grid = (triton.cdiv(N * P * Q, BLOCK_M), triton.cdiv(K, BLOCK_N))
     conv2d_kernel[grid](x, w, y, N, C, H, W, K, P, Q, R, S, stride, padding,
