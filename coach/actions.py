@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from rich import box
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
@@ -131,7 +132,7 @@ def start(name: str, path: Path | None, force: bool, lang: str) -> int:
         raise DrillError({k: T["cannot_write"][k].format(path=path, why=e.strerror or e) for k in ("en", "zh")},
                          lang=lang) from None
     texts = drill_texts(spec.name)
-    out.print(f"[bold]{pick(texts.get('title'), lang) or spec.name}[/bold]")
+    out.print(f"[bold]{escape(pick(texts.get('title'), lang) or spec.name)}[/bold]")
     say(out, pick(texts.get("task"), lang))
     holes = len(inspect_file(spec.skeleton_path).holes)  # the markers in code, not the word in a docstring
     out.print(tr("wrote", lang, path=path, n=holes, grade=shown_path(path)), markup=False,

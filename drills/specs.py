@@ -826,6 +826,12 @@ SPECS += [
 ]
 
 
+# -- Serving: paged decode attention, a 4-bit weight GEMM, convolution (drills/serving_specs.py) --------------------
+from drills.serving_specs import SERVING_SPECS  # noqa: E402
+
+SPECS += SERVING_SPECS
+
+
 # -- A new accelerator: the guide's chapter 8 "GXU" (at most 32 programs per launch, 16 warps per program) ---------
 from grader.families.limits import config_problems  # noqa: E402
 from grader.core.spec import DeviceLimits, FunctionContract  # noqa: E402

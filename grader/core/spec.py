@@ -41,6 +41,10 @@ class Mistake:
     # probes this mistake cannot pass (no max subtracted overflows on x30): when one of them passes, a match on
     # another call is a coincidence (NaN where another mistake also gives NaN) and the mistake is not the cause
     refuted_by: tuple = ()
+    # The drill's own fix for this mistake, {"en": ..., "zh": ...}, shown instead of the category's generic one
+    # (a category's text is written for one drill family: `indexing` speaks of 2-D flat indices, not of pages).
+    fix: dict = field(default_factory=dict)
+    name_zh: str = ""               # the name in Chinese (default: `name`)
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,9 @@ class DrillSpec:
     # then reported by the dimension it left ("K" of `a`), not by a flat element number
     dims: dict = field(default_factory=dict)
     input_categories: dict = field(default_factory=dict)  # input name -> what an out-of-bounds access to it means
+    # input name -> {"what": {en, zh}, "fix": {en, zh}}: the drill's own words for an out-of-bounds access to it
+    # (conv2d's x: a padding tap read unmasked), shown instead of the category's generic text
+    oob_texts: dict = field(default_factory=dict)
     mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
     flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
     compile_options: CompileOptions | None = None  # `drill inductor`: mode and Inductor config (default: plain)

@@ -473,6 +473,9 @@ DIAGNOSES = {
                       "of a stride. Advance a pointer by BLOCK * that stride.",
                 "zh": "传每个张量自己的 stride（x.stride()，每维一个，不要用别的张量的），每个指针都由它们计算：基址 + 每一维的下标 * "
                       "该维的 stride，不要用尺寸（N、K）代替 stride。指针前进时也要乘以这个 stride：BLOCK * stride。"}},
+    "mistake": {  # a known mistake with its drill's own fix (grader.core.spec.Mistake.fix)
+        "what": {"en": "{wrong} of {numel} values differ from the reference: they match the result when {mistake}",
+                 "zh": "{numel} 个值里有 {wrong} 个与参考结果不同：它们恰好等于这种情况的结果——{mistake}"}},
     "k-loop": {
         "what": {"en": "{wrong} of {numel} values differ from the reference: they match the result when {mistake}",
                  "zh": "{numel} 个值里有 {wrong} 个与参考结果不同：它们恰好等于这种情况的结果——{mistake}"},

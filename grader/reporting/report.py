@@ -47,6 +47,18 @@ def explain(v, lang: str) -> tuple[str, str]:
     limited = limits_report.what_and_fix(v, spec, lang, _fmt)  # a device's launch limits (grader/families/limits.py)
     if limited:
         return limited
+    mistake = d.get("mistake") or {}
+    if mistake.get("fix"):  # a known mistake that carries the drill's own fix
+        kw.update(wrong=d.get("wrong"), numel=d.get("numel"),
+                  mistake=(mistake.get("name_zh") if lang == "zh" else None) or mistake.get("name"))
+        return _fmt(pick(DIAGNOSES["mistake"]["what"], lang), **kw), _fmt(pick(mistake["fix"], lang), **kw)
+    viol = d.get("violation") or {}
+    own = spec.oob_texts.get(str(viol.get("tensor", "")).removeprefix("input ")) if viol else None
+    if own:  # an out-of-bounds access to an input the drill has its own words for
+        kw.update(kind=f"tl.{viol['kind']}", lanes=viol["lanes"], tensor=viol["tensor"], first=viol["first_elem"],
+                  numel=viol["numel"], program=viol["program"],
+                  where={"before": "before the start of", "after": "past the end of"}.get(viol["side"], "outside"))
+        return _fmt(pick(own["what"], lang), **kw), _fmt(pick(own["fix"], lang), **kw)
     if cat in ("internal", "not-checked"):  # no verdict: drill's own failure, or what the interpreter cannot run
         kw.update({k: v for k, v in (d.get("internal") or d).items() if isinstance(v, (str, int, float))})
     elif cat == "hole":

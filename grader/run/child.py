@@ -396,7 +396,8 @@ class CallRunner:
                 continue
             if wrong is not None and tuple(wrong.shape) == tuple(got.shape) \
                     and not matches(wrong, ref, tolerance) and matches(got, wrong, tolerance):
-                return {"name": m.name, "category": m.category, "refuted_by": list(m.refuted_by)}
+                return {"name": m.name, "category": m.category, "refuted_by": list(m.refuted_by),
+                        **({"fix": m.fix} if m.fix else {}), **({"name_zh": m.name_zh} if m.name_zh else {})}
         return None
 
     def call(self, size, seed, call, tuner, config, probe=None):

@@ -18,6 +18,9 @@ _SENTINEL_BITS = {
     torch.bfloat16: (torch.int16, 0x7FDA),
     torch.int32: (torch.int32, -559038737),
     torch.int64: (torch.int64, -559038737),
+    # Byte tensors (packed int4 weights): without a pattern their guard bands read as all overwritten.
+    torch.uint8: (torch.uint8, 0xA5),
+    torch.int8: (torch.int8, -91),
 }
 
 

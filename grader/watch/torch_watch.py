@@ -16,7 +16,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from grader.core.frames import learner_line
-from grader.watch.memory import Memory
+from grader.watch.memory import Memory, span_elems
 
 EMPTY = {"empty", "empty_like", "new_empty", "empty_strided"}
 FILLED = {"zeros", "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full"}
@@ -112,11 +112,15 @@ class TorchWatch(TorchFunctionMode):
         result = learners(func, args, kwargs)
         if not isinstance(result, torch.Tensor) or result.device.type != torch.device(self.memory.device).type:
             return result
+        # A dense non-contiguous allocation (memory_format=torch.channels_last, empty_like of a transposed view: it
+        # keeps its input's strides, preserve_format) is guarded with its own strides, as made.
+        stride = None if result.is_contiguous() else tuple(result.stride())
+        if stride is not None and (span_elems(result.shape, stride) != result.numel()
+                                   or any(st <= 0 for st, n in zip(stride, result.shape) if n > 1)):
+            return result  # gaps or overlaps: not a plain allocation
         line = learner_line(self.learner_file)
         self.allocs += 1
         label = f"torch.{name}" + (f" at line {line}" if line else "")
-        # empty_like keeps its input's strides (preserve_format), empty_strided takes them: guarded as made
-        stride = None if result.is_contiguous() else tuple(result.stride())
         guarded = self.memory.guarded(tuple(result.shape), result.dtype, label, "alloc",
                                       fill_value=None if name in EMPTY else 0, stride=stride)
         region = self.memory.region_of(guarded) if name in NEEDS_DEVICE and kwargs.get("device") is None else None

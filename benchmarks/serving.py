@@ -1,0 +1,264 @@
+"""Speed of the serving drills on this GPU, side by side in one run, and how reliable their gates would be (benchmark,
+not a test). Issue 22's "Speed" section; nothing here is calibrated until the lead runs it on the H200.
+
+    PYTHONPATH=. python benchmarks/serving.py --out DIR [--repeats 20] [--cases decode,quant,conv]
+
+Each case times the drill's reference solution, the baselines the issue names and a known-slow version, all on the
+same inputs, alternating within each round (grader.speed.timing: ROUNDS do_bench medians per function, median of
+them), `--repeats` times; per function it reports the median and the run-to-run spread (max - min) / median, and
+per gate how many of the runs pass:
+  decode   (B, H, H_kv, L, D) = (32, 32, 32, 4096, 128), pages of 16 tokens in random physical order, every
+           sequence 4096 long: effective KV bandwidth (K and V bytes read / time) against the 4.8 TB/s spec and
+           against F.scaled_dot_product_attention on the same data laid out contiguously (B, H, L, D); the eager
+           baseline gathers the pages (k_cache[block_table]) and then calls SDPA.
+           gates: reference >= 0.8 x SDPA's bandwidth, and >= 3 x eager's speed.
+  quant    M in {1, 16, 128, 4096}, N = K = 8192, group 128: against fp16 torch.matmul on the dequantised weight
+           (cuBLAS, the weight dequantised once, outside the timing), against eager dequant-then-matmul, and against
+           the bytes floor (a, the packed weight, the scales and c moved once at 4.8 TB/s).
+           gates: reference >= 2 x cuBLAS at M <= 16, >= 0.6 x cuBLAS at M = 4096.
+  conv     x (32, 256, 56, 56) -> 256 channels, 3x3, padding 1, fp16 channels-last: TFLOPS against cuDNN
+           (F.conv2d, channels-last x and w). gate: reference >= 0.5 x cuDNN.
+Known-slow versions (each correct; the gate must fail them 20/20 to be worth anything):
+  decode  tests/submissions/correct/decode_one_launch_no_split.py   (no split: B·H programs, one page per step)
+  quant   benchmarks/known_slow/quant_matmul_tiny_tiles.py          (16x16x16 tiles, one stage)
+  conv    tests/submissions/correct/conv_direct_outer_product.py    (direct convolution, no tl.dot)
+Every timed version is checked once against a float32 torch result before it is timed. Prints tables and writes
+DIR/serving.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.tensor_cores import SLOW_MS, gate_run, load_entry, max_rel_error, one_call_ms  # noqa: E402
+
+SPEC_TBPS = 4.8  # H200 HBM3e
+KNOWN_SLOW = {
+    "decode": ROOT / "tests" / "submissions" / "correct" / "decode_one_launch_no_split.py",
+    "quant": ROOT / "benchmarks" / "known_slow" / "quant_matmul_tiny_tiles.py",
+    "conv": ROOT / "tests" / "submissions" / "correct" / "conv_direct_outer_product.py",
+}
+DECODE_SHAPE = {"B": 32, "H": 32, "H_kv": 32, "L": 4096, "D": 128, "page": 16}
+QUANT_M = (1, 16, 128, 4096)
+QUANT_NK, QUANT_GROUP = 8192, 128
+CONV_SHAPE = {"N": 32, "C": 256, "H": 56, "W": 56, "K": 256, "R": 3, "S": 3, "stride": 1, "padding": 1}
+
+
+# -- pure parts (tests/test_serving.py runs these without a GPU) -----------------------------------------------------
+def decode_kv_bytes(B, H_kv, L, D, elem=2) -> int:
+    """K and V of every sequence read once: what decode attention must move."""
+    return 2 * B * L * H_kv * D * elem
+
+
+def quant_floor_bytes(M, N, K, group=QUANT_GROUP) -> int:
+    """a (M, K) fp16, the packed weight (K / 2 bytes per column), the fp16 scales and c (M, N) fp16, each once."""
+    return M * K * 2 + (K // 2) * N + (K // group) * N * 2 + M * N * 2
+
+
+def conv_flops(N, C, H, W, K, R, S, stride=1, padding=0) -> int:
+    P = (H + 2 * padding - R) // stride + 1
+    Q = (W + 2 * padding - S) // stride + 1
+    return 2 * N * K * P * Q * C * R * S
+
+
+def spread(values) -> float:
+    """(max - min) / median across runs."""
+    med = statistics.median(values)
+    return (max(values) - min(values)) / med if med > 0 else 0.0
+
+
+def gate(runs: list[dict], candidate: str, bar: str, factor: float) -> dict:
+    """How often `candidate` was at least `factor` x as fast as `bar` (times in ms, one dict per run)."""
+    ratios = [r[bar] / r[candidate] for r in runs]
+    return {"candidate": candidate, "bar": bar, "factor": factor, "passed": sum(x >= factor for x in ratios),
+            "runs": len(ratios), "ratio_median": statistics.median(ratios), "ratio_min": min(ratios),
+            "ratio_max": max(ratios)}
+
+
+def summarise(runs: list[dict]) -> dict:
+    labels = runs[0].keys()
+    return {label: {"median_ms": statistics.median(r[label] for r in runs),
+                    "spread": spread([r[label] for r in runs])} for label in labels}
+
+
+# -- CUDA parts ------------------------------------------------------------------------------------------------------
+def timed(name: str, fns: dict, repeats: int) -> list[dict]:
+    from grader.speed.timing import ROUNDS
+
+    slow = {label for label, f in fns.items() if one_call_ms(f) > SLOW_MS}
+    runs = []
+    for r in range(repeats):
+        ms = gate_run(fns, ROUNDS, slow)
+        runs.append(ms)
+        print(f"  {name:8} run {r + 1:2}/{repeats}: " + ", ".join(f"{k} {v * 1e3:.1f} us" for k, v in ms.items()),
+              flush=True)
+    return runs
+
+
+def checked(label: str, fn, expected, tol: float = 2e-2) -> float:
+    import torch
+    out = fn()
+    torch.cuda.synchronize()
+    err = max_rel_error(out, expected)
+    print(f"    {label:28} max relative error {err:.2e}" + ("" if err <= tol else "  << WRONG"), flush=True)
+    return err
+
+
+def decode_case(repeats: int) -> dict:
+    import torch
+    import torch.nn.functional as F
+
+    s = DECODE_SHAPE
+    B, H, H_kv, L, D, page = s["B"], s["H"], s["H_kv"], s["L"], s["D"], s["page"]
+    g = torch.Generator(device="cuda").manual_seed(0)
+    pages = L // page
+    table = torch.randperm(B * pages, generator=g, device="cuda").view(B, pages).to(torch.int32)
+    q = torch.randn(B, H, D, generator=g, device="cuda", dtype=torch.float16)
+    k_cache = torch.randn(B * pages, page, H_kv, D, generator=g, device="cuda", dtype=torch.float16)
+    v_cache = torch.randn(B * pages, page, H_kv, D, generator=g, device="cuda", dtype=torch.float16)
+    lens = torch.full((B,), L, dtype=torch.int32, device="cuda")
+    # The same K and V, contiguous (B, H_kv, L, D): SDPA's best case.
+    k_c = k_cache[table.long()].reshape(B, L, H_kv, D).transpose(1, 2).contiguous()
+    v_c = v_cache[table.long()].reshape(B, L, H_kv, D).transpose(1, 2).contiguous()
+    gqa = {"enable_gqa": True} if H != H_kv else {}
+
+    def sdpa():
+        return F.scaled_dot_product_attention(q[:, :, None, :], k_c, v_c, **gqa)[:, :, 0]
+
+    def eager():  # gather the pages, then SDPA
+        k = k_cache[table.long()].reshape(B, L, H_kv, D).transpose(1, 2)
+        v = v_cache[table.long()].reshape(B, L, H_kv, D).transpose(1, 2)
+        return F.scaled_dot_product_attention(q[:, :, None, :], k, v, **gqa)[:, :, 0]
+
+    ref = load_entry(ROOT / "solutions" / "decode_attention.py", "decode_attention")
+    slow = load_entry(KNOWN_SLOW["decode"], "decode_attention")
+    fns = {"reference": lambda: ref(q, k_cache, v_cache, table, lens),
+           "known-slow": lambda: slow(q, k_cache, v_cache, table, lens),
+           "sdpa": sdpa, "eager": eager}
+    expected = F.scaled_dot_product_attention(q.float()[:, :, None, :], k_c.float(), v_c.float(), **gqa)[:, :, 0]
+    errors = {label: checked(label, f, expected) for label, f in fns.items()}
+    runs = timed("decode", fns, repeats)
+    nbytes = decode_kv_bytes(B, H_kv, L, D)
+    summary = summarise(runs)
+    for label, row in summary.items():
+        row["tbps"] = nbytes / (row["median_ms"] / 1e3) / 1e12
+        row["pct_spec"] = 100 * row["tbps"] / SPEC_TBPS
+    gates = [gate(runs, v, "sdpa", 0.8) for v in ("reference", "known-slow")] + \
+            [gate(runs, v, "eager", 3.0) for v in ("reference", "known-slow")]
+    return {"case": "decode", "shape": s, "kv_bytes": nbytes, "errors": errors, "summary": summary, "gates": gates,
+            "runs": runs}
+
+
+def quant_case(repeats: int) -> list[dict]:
+    import torch
+
+    from drills.serving_specs import _pack_int4, _w4a16_eager
+
+    N = K = QUANT_NK
+    g = torch.Generator(device="cuda").manual_seed(0)
+    w4 = torch.randint(-8, 8, (K, N), generator=g, device="cuda")
+    w_packed = _pack_int4(w4)
+    scales = (torch.rand(K // QUANT_GROUP, N, generator=g, device="cuda") * 0.02 + 0.005).half()
+    w_deq = (w4.half() * scales.repeat_interleave(QUANT_GROUP, dim=0)).contiguous()
+    ref = load_entry(ROOT / "solutions" / "quant_matmul.py", "matmul_w4a16")
+    slow = load_entry(KNOWN_SLOW["quant"], "matmul_w4a16")
+    out = []
+    for M in QUANT_M:
+        a = torch.randn(M, K, generator=g, device="cuda", dtype=torch.float16)
+        fns = {"reference": lambda: ref(a, w_packed, scales, QUANT_GROUP),
+               "known-slow": lambda: slow(a, w_packed, scales, QUANT_GROUP),
+               "cublas": lambda: torch.matmul(a, w_deq),
+               "eager": lambda: _w4a16_eager(a, w_packed, scales, QUANT_GROUP)}
+        expected = a.float() @ w_deq.float()
+        print(f"  quant M = {M}", flush=True)
+        errors = {label: checked(label, f, expected) for label, f in fns.items()}
+        runs = timed(f"quant{M}", fns, repeats)
+        floor_us = quant_floor_bytes(M, N, K) / (SPEC_TBPS * 1e12) * 1e6
+        factor = 2.0 if M <= 16 else (0.6 if M == 4096 else None)
+        gates = [gate(runs, v, "cublas", factor) for v in ("reference", "known-slow")] if factor else []
+        summary = summarise(runs)
+        for row in summary.values():
+            row["x_floor"] = row["median_ms"] * 1e3 / floor_us
+            row["tflops"] = 2 * M * N * K / (row["median_ms"] / 1e3) / 1e12
+        out.append({"case": "quant", "M": M, "N": N, "K": K, "bytes_floor_us": floor_us, "errors": errors,
+                    "summary": summary, "gates": gates, "runs": runs})
+    return out
+
+
+def conv_case(repeats: int) -> dict:
+    import torch
+    import torch.nn.functional as F
+
+    s = CONV_SHAPE
+    g = torch.Generator(device="cuda").manual_seed(0)
+    x = torch.randn(s["N"], s["C"], s["H"], s["W"], generator=g, device="cuda", dtype=torch.float16)
+    x = x.contiguous(memory_format=torch.channels_last)
+    w = (torch.randn(s["K"], s["C"], s["R"], s["S"], generator=g, device="cuda", dtype=torch.float16) * 0.05)
+    w_cl = w.contiguous(memory_format=torch.channels_last)
+    torch.backends.cudnn.benchmark = True
+    ref = load_entry(ROOT / "solutions" / "conv2d.py", "conv2d")
+    slow = load_entry(KNOWN_SLOW["conv"], "conv2d")
+    kw = {"stride": s["stride"], "padding": s["padding"]}
+    fns = {"reference": lambda: ref(x, w, **kw), "known-slow": lambda: slow(x, w, **kw),
+           "cudnn": lambda: F.conv2d(x, w_cl, **kw)}
+    expected = F.conv2d(x.float(), w.float(), **kw)
+    errors = {label: checked(label, f, expected) for label, f in fns.items()}
+    runs = timed("conv", fns, repeats)
+    flops = conv_flops(s["N"], s["C"], s["H"], s["W"], s["K"], s["R"], s["S"], s["stride"], s["padding"])
+    summary = summarise(runs)
+    for row in summary.values():
+        row["tflops"] = flops / (row["median_ms"] / 1e3) / 1e12
+    gates = [gate(runs, v, "cudnn", 0.5) for v in ("reference", "known-slow")]
+    return {"case": "conv", "shape": s, "flops": flops, "errors": errors, "summary": summary, "gates": gates,
+            "runs": runs}
+
+
+def print_case(c: dict) -> None:
+    title = c["case"] + (f" M={c['M']}" if "M" in c else "")
+    print(f"\n{title}")
+    for label, row in c["summary"].items():
+        extra = "".join(f"  {k} {v:.2f}" for k, v in row.items() if k not in ("median_ms", "spread"))
+        print(f"  {label:12} {row['median_ms'] * 1e3:10.1f} us  spread {100 * row['spread']:5.1f} %{extra}")
+    for gt in c["gates"]:
+        print(f"  gate {gt['candidate']:10} >= {gt['factor']} x {gt['bar']}: {gt['passed']}/{gt['runs']} runs pass "
+              f"(ratio {gt['ratio_min']:.3f} .. {gt['ratio_max']:.3f}, median {gt['ratio_median']:.3f})")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--cases", default="decode,quant,conv")
+    a = ap.parse_args()
+    import torch
+    import triton
+
+    if not torch.cuda.is_available():
+        print("serving.py needs a CUDA GPU; nothing measured")
+        return 2
+    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
+              "repeats": a.repeats, "cases": []}
+    cases = a.cases.split(",")
+    if "decode" in cases:
+        report["cases"].append(decode_case(a.repeats))
+    if "quant" in cases:
+        report["cases"] += quant_case(a.repeats)
+    if "conv" in cases:
+        report["cases"].append(conv_case(a.repeats))
+    print(f"\n{report['device']}, torch {report['torch']}, triton {report['triton']}, {a.repeats} runs")
+    for c in report["cases"]:
+        print_case(c)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "serving.json").write_text(json.dumps(report, indent=1, default=float))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

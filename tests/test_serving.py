@@ -1,0 +1,216 @@
+"""The serving drills (issue 22) as data: their float64 models, the grader changes they needed, the benchmark's pure
+parts. Grades of the skeletons, references and submissions are in tests/test_submissions.py."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+import torch
+
+import drills
+from drills import serving_specs as S
+from grader.judge.evaluate import matches
+from grader.run.runner import Verdict
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVING = ("decode-attention", "quant-matmul", "conv2d")
+# The constexprs the reference solutions launch with at the sizes below (what a Mistake's `meta` holds).
+META = {"decode-attention": {"BLOCK_N": 32, "SPLIT_LEN": 64, "D": 64, "GROUP": 4},
+        "quant-matmul": {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_SIZE": 128},
+        "conv2d": {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_C": 16}}
+# A size (and kwargs) where every mistake of the drill applies.
+WHERE = {"decode-attention": ((6, 8, 2, 64, 16, 131), {}),
+         "quant-matmul": ((16, 129, 160), {"group_size": 32}),  # K = 160: five groups, and a K tail past 2 x 64
+         "conv2d": ((1, 19, 9, 8, 33, 3, 3), {"stride": 2, "padding": 1})}
+
+
+def inputs(name, size, seed=0, group_size=None):
+    make = S._int4_inputs(group_size) if group_size else drills.get_spec(name).make_inputs
+    return make(size, torch.Generator().manual_seed(seed))
+
+
+@pytest.mark.parametrize("name", SERVING)
+def test_every_named_mistake_is_distinguishable_from_the_right_answer(name):
+    """Each Mistake model applies at its drill's probe size and differs from the reference there: a mistake that
+    equals the right answer could never be named, and one that never applies is dead data."""
+    spec = drills.get_spec(name)
+    size, kwargs = WHERE[name]
+    as64 = [t.double() for t in inputs(name, size, group_size=kwargs.get("group_size"))]
+    ref = spec.reference(*as64, **kwargs)
+    tol = spec.tolerance_for("float16")
+    for m in spec.mistakes:
+        wrong = m.reference(*as64, meta=META[name], **kwargs)
+        assert wrong is not None, (name, m.name)
+        assert wrong.shape == ref.shape, (name, m.name)
+        assert not matches(wrong, ref, tol), (name, m.name)
+        assert m.fix.get("en") and m.fix.get("zh") and m.name_zh, (name, m.name)
+
+
+def test_mistakes_that_need_a_constexpr_stay_silent_without_it():
+    size, kwargs = WHERE["decode-attention"]
+    as64 = [t.double() for t in inputs("decode-attention", size)]
+    combine = [m for m in S.DECODE_MISTAKES if m.category == "rescale"]
+    assert combine and all(m.reference(*as64, meta={}) is None for m in combine)
+
+
+def test_int4_packing_round_trips_and_the_unpack_variants_differ():
+    w4 = torch.arange(-8, 8).repeat(4).view(8, 8)
+    packed = S._pack_int4(w4)
+    assert packed.dtype == torch.uint8 and packed.shape == (4, 8)
+    assert int(packed[0, 0]) == (int(w4[0, 0]) & 0xF) | ((int(w4[1, 0]) & 0xF) << 4)  # low nibble = even k
+    assert torch.equal(S._unpack(packed.double()).long(), w4)
+    assert not torch.equal(S._unpack(packed.double(), signed="unsigned").long(), w4)
+    assert not torch.equal(S._unpack(packed.double(), swap=True).long(), w4)
+
+
+@pytest.mark.parametrize("name", SERVING)
+def test_the_eager_baseline_computes_the_drill(name):
+    spec = drills.get_spec(name)
+    size = spec.sizes[1]
+    args = inputs(name, size)
+    ref = spec.reference(*[t.double() for t in args])
+    got = spec.eager(*args).double()
+    assert (got - ref).abs().max() <= 2e-2 * max(1.0, float(ref.abs().max()))
+
+
+def test_decode_inputs_mix_page_edge_lengths_and_shuffle_the_table():
+    q, k, v, table, lens = inputs("decode-attention", (6, 8, 2, 64, 16, 131))
+    assert lens.tolist() == [131, 1, 15, 16, 17, 37]
+    assert table.dtype == torch.int32 and lens.dtype == torch.int32
+    assert table.unique().numel() == table.numel() <= k.shape[0]  # every page used once, spares left over
+    assert not torch.equal(table.view(-1), torch.arange(table.numel(), dtype=torch.int32))
+
+
+def test_conv_probe_has_a_channels_last_x():
+    spec = drills.get_spec("conv2d")
+    probe = next(p for p in spec.probes if p.category == "strides")
+    x, _ = probe.make_inputs(probe.sizes[0], torch.Generator().manual_seed(0))
+    assert x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous()
+
+
+def test_a_mistake_with_its_own_fix_is_reported_in_the_drills_words():
+    from grader.reporting.report import explain
+
+    m = S.DECODE_MISTAKES[2]
+    detail = {"wrong": 959, "numel": 1280, "mistake": {"name": m.name, "category": m.category, "fix": m.fix,
+                                                       "name_zh": m.name_zh}}
+    v = Verdict(drill="decode-attention", file="x.py", device="cpu", passed=False, diagnosis="indexing",
+                detail=detail)
+    what, fix = explain(v, "en")
+    assert "959 of 1280" in what and "KV head 0" in what and "h // GROUP" in fix
+    what_zh, fix_zh = explain(v, "zh")
+    assert "第 0 个 KV 头" in what_zh and "共用一个 KV 头" in fix_zh
+
+
+def test_an_out_of_bounds_read_of_conv_x_is_told_as_padding():
+    from grader.reporting.report import explain
+
+    viol = {"kind": "load", "tensor": "input x", "numel": 1320, "side": "before", "lanes": 5, "first_elem": -3,
+            "last_elem": -1, "program": 0}
+    v = Verdict(drill="conv2d", file="x.py", device="cpu", passed=False, diagnosis="mask",
+                detail={"violation": viol})
+    what, fix = explain(v, "en")
+    assert "before the start of `input x`" in what and "padding" in what and "(h >= 0)" in fix
+    other = Verdict(drill="conv2d", file="x.py", device="cpu", passed=False, diagnosis="mask",
+                    detail={"violation": dict(viol, tensor="input w")})
+    assert "padding" not in explain(other, "en")[0]  # only x has the drill's own words
+
+
+def test_a_uint8_input_has_quiet_guard_bands():
+    from grader.judge.evaluate import guard_evidence
+    from grader.watch.memory import Memory
+
+    mem = Memory("cpu")
+    mem.place(torch.arange(10, dtype=torch.uint8), "input w_packed")
+    assert guard_evidence(mem) == []
+
+
+def test_a_channels_last_allocation_is_a_known_region():
+    from grader.watch.memory import Memory
+    from grader.watch.torch_watch import TorchWatch
+
+    class Recorder:
+        depth = 0
+
+    mem = Memory("cpu")
+    with TorchWatch(mem, Recorder(), "learner.py"):
+        y = torch.empty((2, 3, 4, 5), dtype=torch.float16, memory_format=torch.channels_last)
+    region = mem.region_of(y)
+    assert region is not None and region.kind == "alloc" and region.sentinel_filled
+    assert y.stride() == (60, 1, 15, 3)  # still channels-last: the learner's layout is kept
+
+
+def test_mock_gives_the_serving_drills_their_own_clock():
+    from coach.mock.interview import DEFAULT_CODE_MINUTES, coding_minutes
+
+    for name in SERVING:
+        assert coding_minutes([name], None) > DEFAULT_CODE_MINUTES
+
+
+def _benchmark():
+    spec = importlib.util.spec_from_file_location("serving_bench", ROOT / "benchmarks" / "serving.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_benchmark_imports_and_its_figures_are_the_drills():
+    b = _benchmark()
+    assert b.decode_kv_bytes(32, 32, 4096, 128) == 2 * 32 * 4096 * 32 * 128 * 2  # 2.1 GB of K and V
+    assert b.quant_floor_bytes(1, 8192, 8192) == 8192 * 2 + 4096 * 8192 + 64 * 8192 * 2 + 8192 * 2
+    assert b.conv_flops(32, 256, 56, 56, 256, 3, 3, 1, 1) == \
+        S._conv_flops((32, 256, 56, 56, 256, 3, 3), stride=1, padding=1)
+    for path in b.KNOWN_SLOW.values():
+        assert path.exists(), path
+
+
+def test_the_benchmark_gate_counts_runs_and_spread():
+    b = _benchmark()
+    runs = [{"ref": 1.0, "bar": 2.1}, {"ref": 1.0, "bar": 1.9}, {"ref": 0.5, "bar": 1.5}]
+    g = b.gate(runs, "ref", "bar", 2.0)
+    assert (g["passed"], g["runs"]) == (2, 3) and g["ratio_min"] == pytest.approx(1.9)
+    assert b.spread([1.0, 1.1, 0.9]) == pytest.approx(0.2)
+    s = b.summarise(runs)
+    assert s["ref"]["median_ms"] == 1.0
+
+
+def test_mock_draws_the_serving_drills_and_writes_their_skeletons(tmp_path):
+    from coach.mock import interview as M
+    from grader.reporting.texts import checkpoints_for
+
+    tried = {n: {"attempts": 3, "passes": 3} for n in drills.names() if n not in SERVING}
+    drawn = M.pick_drills({"drills": tried}, drills.names(), 3, seed=7, now=0.0)  # never tried come first
+    assert sorted(drawn) == sorted(SERVING)
+    qids = [cid for cid, _ in checkpoints_for("decode-attention")][:2]
+    tasks, questions = M.prepare(tmp_path / "mock", list(SERVING), qids)
+    assert [t.path.read_text(encoding="utf-8").splitlines()[0] for t in tasks] == [f"# drill: {n}" for n in SERVING]
+    assert [q.cid for q in questions] == qids
+    assert M.coding_minutes(list(SERVING), None) == 40
+
+
+@pytest.mark.parametrize("name", SERVING)
+def test_drill_bench_sweeps_each_serving_drill(monkeypatch, name):
+    """`drill bench`'s sweep on CPU with timings faked: the reference's float64 answer (as float16) is checked like a
+    grade, decode in GB/s from its byte model, the GEMM and the convolution in TFLOPS."""
+    import json
+
+    from grader.speed import bench, timing
+
+    spec = drills.get_spec(name)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), 0.5)[1])
+    monkeypatch.setattr(timing, "best_copy", lambda n, **kw: {"kind": "x.clone()", "ms": 0.01, "gbps": 4000.0,
+                                                             "all_ms": {"x.clone()": 0.01}})
+    exact = lambda *a, **kw: spec.reference(*[t.double() for t in a], **kw).half()  # noqa: E731
+    providers = {"yours": exact, "eager": spec.eager}
+    result = {"drill": name, "providers": list(providers), "rows": [], "flops": spec.flops is not None}
+    size = spec.sizes[1]
+    bench._sweep_sizes(spec, providers, [size], result, device="cpu")
+    json.dumps(result)
+    row = result["rows"][0]
+    assert row["wrong"] == 0 and row["size"] == list(size)
+    if spec.flops is None:
+        assert row["bytes"] == spec.byte_model(size)["fused"] and "copy" in row
+    else:
+        assert row["tflops"]["yours"] == pytest.approx(spec.flops(size) / 0.5e-3 / 1e12)
+    assert spec.bench_sizes
