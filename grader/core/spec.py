@@ -38,13 +38,13 @@ class Mistake:
     name: str                       # shown in the report: "no 1/sqrt(D) scale"
     category: str
     reference: Callable
-    # probes this mistake cannot pass (no max subtracted overflows on x30): when one of them passes, a match on
-    # another call is a coincidence (NaN where another mistake also gives NaN) and the mistake is not the cause
-    refuted_by: tuple = ()
     # The drill's own fix for this mistake, {"en": ..., "zh": ...}, shown instead of the category's generic one
     # (a category's text is written for one drill family: `indexing` speaks of 2-D flat indices, not of pages).
     fix: dict = field(default_factory=dict)
     name_zh: str = ""               # the name in Chinese (default: `name`)
+    # probes this mistake cannot pass (no max subtracted overflows on x30): when one of them passes, a match on
+    # another call is a coincidence (NaN where another mistake also gives NaN) and the mistake is not the cause
+    refuted_by: tuple = ()
 
 
 @dataclass(frozen=True)
