@@ -33,6 +33,7 @@ def main():
     \b
     drill list                     the drills, with your status
     drill start mask               write the mask drill's skeleton to ./mask.py
+    drill start mask --bug         a complete kernel with one planted mistake: find it
     drill grade mask.py            grade it (CUDA if present, else Triton's interpreter)
     drill hint mask                one hint at a time
     drill solution mask            the reference solution
@@ -56,10 +57,12 @@ def list_cmd(lang):
 @click.argument("name", shell_complete=complete_drill)
 @click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite PATH, keeping the old file as PATH.bak (or .bak.N).")
+@click.option("--bug", is_flag=True, help="Instead of the skeleton: a complete kernel with one planted mistake to find "
+                                         "and fix (code review practice).")
 @lang_option
-def start(name, path, force, lang):
+def start(name, path, force, bug, lang):
     """Write drill NAME's skeleton to PATH (default ./<name>.py). Never overwrites without --force."""
-    sys.exit(actions.start(name, path, force, resolve_lang(lang)))
+    sys.exit(actions.start(name, path, force, resolve_lang(lang), bug=bug))
 
 
 @main.command()

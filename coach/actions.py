@@ -59,7 +59,7 @@ def backup_path(path: Path) -> Path:
     return candidate
 
 
-def start(name: str, path: Path | None, force: bool, lang: str) -> int:
+def start(name: str, path: Path | None, force: bool, lang: str, bug: bool = False) -> int:
     spec = _spec_or_usage(name)
     if spec is None:
         return EXIT_USAGE
@@ -73,6 +73,9 @@ def start(name: str, path: Path | None, force: bool, lang: str) -> int:
         kept = backup_path(path)
         shutil.copy2(path, kept)
         out.print(f"kept your old file as {kept}")
+    if bug:  # a complete kernel with one planted mistake (coach/bughunt)
+        from coach.bughunt import flow
+        return flow.start_bug(spec, path, lang)
     atomic_write_text(path, spec.skeleton_path.read_text(encoding="utf-8"))
     texts = drill_texts(spec.name)
     out.print(f"[bold]{pick(texts.get('title'), lang) or spec.name}[/bold]")
@@ -92,16 +95,30 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
             print(json.dumps({"error": message, "passed": False, "exit_code": EXIT_USAGE}))
         err.print(f"drill: {message}")
         return EXIT_USAGE
+    from coach.bughunt import flow as bug_flow
+
     store = Store()
+    hunt = None
     try:
-        record_grade(store, verdict)
+        hunt = bug_flow.record(store, verdict)  # a bug file's grades count as bug hunts, not as drill attempts
+        if hunt is None:
+            record_grade(store, verdict)
     except OSError as e:  # progress is a convenience: never lose a verdict over it
         err.print(f"drill: could not save progress ({e})", style="yellow")
     _warn(store)
+    found = bug_flow.note(hunt, verdict, lang) if hunt is not None else []
     if as_json:
-        print(report.verdict_json(verdict))
+        if found:
+            data = json.loads(report.verdict_json(verdict))
+            data["bug_hunt"] = {"bug": hunt["bug"], "category": hunt["category"], "line": hunt["line"],
+                                "note": found}
+            print(json.dumps(data, indent=2, default=str))
+        else:
+            print(report.verdict_json(verdict))
     else:
         report.print_verdict(verdict, lang, console())
+        for line in found:
+            console().print(line)
     return EXIT_OK if verdict.passed else EXIT_FAIL
 
 
@@ -109,6 +126,9 @@ def hint(name: str, reset: bool, lang: str) -> int:
     spec = _spec_or_usage(name)
     if spec is None:
         return EXIT_USAGE
+    from coach.bughunt import flow as bug_flow
+    if bug_flow.hint(spec.name, reset, lang):  # an open bug hunt of this drill: its hints first
+        return EXIT_OK
     hints = drill_texts(spec.name).get("hints", [])
     if not hints:
         console().print(f"no hints for {spec.name}")
