@@ -154,8 +154,13 @@ def checkpoints(name, answer, as_json, lang):
 @click.option("--device", type=DEVICE, default="auto", show_default=True, help="Where the kernels run.")
 @click.option("--kernel-questions", type=click.IntRange(min=0), default=1, show_default=True,
               help="Questions about your own passing kernel (programs, bytes, mask lanes), checked against its grade.")
+@click.option("--reviews", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Code-review questions: a kernel with one planted mistake; type the line and the fix.")
+@click.option("--review-seconds", type=click.FloatRange(min=5), default=300, show_default=True,
+              help="The clock of each code-review question, in seconds.")
 @lang_option
-def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, kernel_questions, lang):
+def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, kernel_questions, reviews, review_seconds,
+         lang):
     """A timed mock interview: code on the clock (graded on every save), then spoken questions, then a scorecard.
 
     \b
@@ -169,7 +174,8 @@ def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, kerne
     """
     from coach.mock import tui as mock_tui
     sys.exit(mock_tui.interview(minutes, n_drills, questions, seed, folder, oral_seconds, device, resolve_lang(lang),
-                                kernel_questions=kernel_questions))
+                                kernel_questions=kernel_questions, reviews=reviews,
+                                review_seconds=review_seconds))
 
 
 @main.command()

@@ -30,7 +30,7 @@ def _spec_or_usage(name: str):
 
 
 def _warn(store: Store) -> None:
-    for w in store.warnings:
+    for w in dict.fromkeys(store.warnings):  # one store may be read twice: each warning once
         console(stderr=True).print(w, style="yellow")
 
 
@@ -127,13 +127,14 @@ def hint(name: str, reset: bool, lang: str) -> int:
     if spec is None:
         return EXIT_USAGE
     from coach.bughunt import flow as bug_flow
-    if bug_flow.hint(spec.name, reset, lang):  # an open bug hunt of this drill: its hints first
+    store = Store()
+    if bug_flow.hint(store, spec.name, reset, lang):  # an open bug hunt of this drill: its hints first
+        _warn(store)
         return EXIT_OK
     hints = drill_texts(spec.name).get("hints", [])
     if not hints:
         console().print(f"no hints for {spec.name}")
         return EXIT_OK
-    store = Store()
     with store.update() as state:
         d = drill_entry(state, spec.name)
         if reset:

@@ -81,10 +81,10 @@ def note(marker: dict, verdict, lang: str) -> list[str]:
     return lines
 
 
-def hint(drill: str, reset: bool, lang: str) -> bool:
+def hint(store: Store, drill: str, reset: bool, lang: str) -> bool:
     """The next hint of DRILL's open bug hunt (its latest bug file not yet fixed, still on disk): first which part of
-    the kernel, then which line, then what is wrong there. False when there is none (the drill's own hints apply)."""
-    store = Store()
+    the kernel, then which line, then what is wrong there. False when there is none (the drill's own hints apply).
+    The caller prints the store's warnings."""
     with store.update() as state:
         found = hunts.latest_open(state, drill)
         if found is None or not Path(found[0]).is_file():
@@ -100,8 +100,6 @@ def hint(drill: str, reset: bool, lang: str) -> bool:
             marker["hints_seen"] = 0
         k = min(marker.get("hints_seen", 0), len(steps) - 1)
         marker["hints_seen"] = k + 1
-    for w in store.warnings:
-        console(stderr=True).print(w, style="yellow")
     out = console()
     out.print(f"[bold]{tr('hint_head', lang, k=k + 1, n=len(steps), file=Path(path).name)}[/bold]  {steps[k]}")
     if k + 1 == len(steps):
