@@ -234,6 +234,8 @@ class TerminalUI:
             elif q.kind == "review":
                 from coach.bughunt import review
                 review.render_result(self.say, q, lang)
+                if not q.answer_text:  # said aloud: rated like any question
+                    self.say(tr("rate", lang), style="bold")
             else:
                 self.review_checkpoint(q)
         elif kind == "rate-invalid":
