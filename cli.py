@@ -40,6 +40,7 @@ def main():
     drill checkpoints mask         the spoken-answer checkpoints of a drill
     drill checkpoints why-mask --answer "..."   score a typed answer
     drill mock --minutes 15        a timed mock interview, then a scorecard
+    drill why-slow fuse            a correct but slow kernel: why is it slow?
     drill progress                 attempts, best times, what is due for review
     drill inductor fuse            torch.compile's kernel beside yours
     drill bench my_fuse.py         (GPU) size sweep vs eager and torch.compile
@@ -176,6 +177,30 @@ def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, kerne
     sys.exit(mock_tui.interview(minutes, n_drills, questions, seed, folder, oral_seconds, device, resolve_lang(lang),
                                 kernel_questions=kernel_questions, reviews=reviews,
                                 review_seconds=review_seconds))
+
+
+def complete_slow_drill(ctx, param, incomplete):
+    from coach.bughunt.slow import drills_with_slow
+    return [n for n in drills_with_slow() if n.startswith(incomplete)]
+
+
+@main.command("why-slow")
+@click.argument("name", shell_complete=complete_slow_drill)
+@click.option("--answer", default=None, help='Your answer, e.g. "a 2": the cause\'s letter, then the count asked for '
+                                             '(default: typed after the kernel is shown).')
+@click.option("--device", type=DEVICE, default="auto", show_default=True, help="Where the two versions are measured.")
+@click.option("--seed", type=int, default=None, help="Seed for picking among the drill's slow versions.")
+@lang_option
+def why_slow(name, answer, device, seed, lang):
+    """A correct but slow kernel of drill NAME: say which cause and the count that proves it, checked against a grade.
+
+    \b
+    drill why-slow fuse                 the kernel, the causes (a-f), then your answer
+    drill why-slow fuse --answer "a 2"  answered up front
+    Exit code: 0 both right, 1 not, 2 usage.
+    """
+    from coach.bughunt import slow
+    sys.exit(slow.run(name, answer, device, resolve_lang(lang), seed=seed))
 
 
 @main.command()
