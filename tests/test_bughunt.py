@@ -125,7 +125,7 @@ def test_grade_a_bug_file_counts_as_a_hunt_then_says_what_was_planted(run, tmp_p
     rec = state["bug_hunts"]["drills"]["mask"]
     assert (rec["started"], rec["graded"], rec["fixed"]) == (1, 3, 1)
     rows = bug_progress.rows(state, "en")
-    assert rows == [["mask", "1", "3", "1", "0/0", bug.category, "fixed"]]
+    assert rows == [["mask", "1", "3", "1", "0/0", "0/0", bug.category, "fixed"]]
     r = run("progress")
     assert "bug hunts" in r.output
 

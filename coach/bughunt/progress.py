@@ -17,7 +17,7 @@ def rows(state: dict, lang: str) -> list[list[str]]:
         return out
     for name in drills.names():
         d = section["drills"].get(name)
-        if not isinstance(d, dict) or not (d.get("started") or d.get("reviewed")):
+        if not isinstance(d, dict) or not (d.get("started") or d.get("reviewed") or d.get("slow_asked")):
             continue
         met = d.get("met") if isinstance(d.get("met"), dict) else {}
         kinds = sorted({b.category for b in catalog.bugs_for(name) if b.id in met})
@@ -25,7 +25,8 @@ def rows(state: dict, lang: str) -> list[list[str]]:
         last = history[-1] if history and isinstance(history[-1], dict) else {}
         result = "" if not last else (tr("fixed_word", lang) if last.get("passed") else (last.get("diagnosis") or "fail"))
         out.append([name, str(d.get("started", 0)), str(d.get("graded", 0)), str(d.get("fixed", 0)),
-                    f"{d.get('review_passes', 0)}/{d.get('reviewed', 0)}", ", ".join(kinds), result])
+                    f"{d.get('review_passes', 0)}/{d.get('reviewed', 0)}",
+                    f"{d.get('slow_right', 0)}/{d.get('slow_asked', 0)}", ", ".join(kinds), result])
     return out
 
 
