@@ -81,6 +81,9 @@ def test_a_stale_patch_is_drills_fault_not_the_learners():
     stale = catalog.Bug(**{**bug.__dict__, "find": "this text is not in the reference"})
     with pytest.raises(catalog.CatalogError, match="occurs 0 times"):
         catalog.plant(stale, "mask")
+    broken = catalog.Bug(**{**bug.__dict__, "replace": "mask = (offsets <"})
+    with pytest.raises(catalog.CatalogError, match="does not parse"):
+        catalog.plant(broken, "mask")
 
 
 @pytest.mark.slow

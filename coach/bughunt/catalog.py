@@ -155,7 +155,11 @@ def plant(bug: Bug, drill: str) -> Planted:
     spec = drills.get_spec(drill)
     reference = spec.solution_path.read_text(encoding="utf-8")
     text, first, last = patch(reference, bug)
-    lines, mapping = clean(text)
+    try:
+        lines, mapping = clean(text)
+    except SyntaxError as e:
+        raise CatalogError(f"bug {bug.key}: the patched solutions/{bug.solution} does not parse ({e.msg}, line "
+                           f"{e.lineno}); update drills/bugs/{Path(bug.solution).stem}.yaml") from None
     planted = sorted({mapping[i] for i in range(first, last + 1) if i in mapping})
     if not planted:
         raise CatalogError(f"bug {bug.key}: the replacement leaves no code line")
