@@ -213,9 +213,13 @@ def run(name: str, answer: str | None, device: str, lang: str, seed: int | None 
             return EXIT_USAGE
     cause, number = parse(answer)
     out.print(tr("slow_measuring", lang), style="dim")
-    try:
-        slow_v = _grade(shown, name, device)
-        ref_v = _grade(spec.solution_path.read_text(encoding="utf-8"), name, device)
+    from concurrent.futures import ThreadPoolExecutor
+
+    try:  # the two grades side by side: each is its own child process
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            slow_job = pool.submit(_grade, shown, name, device)
+            ref_job = pool.submit(_grade, spec.solution_path.read_text(encoding="utf-8"), name, device)
+            slow_v, ref_v = slow_job.result(), ref_job.result()
     except DeviceUnavailable as e:
         err.print(f"drill: {e.args[0]}")
         return EXIT_USAGE
