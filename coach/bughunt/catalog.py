@@ -44,6 +44,7 @@ class Bug:
     rubric: list                 # the fix sentence's key points, as an oral checkpoint's rubric (coach/oral/scoring.py)
     hole: str | None = None      # drills sharing a solution: which of them draw it (None: all)
     need: int | None = None      # key points a fix sentence must show (default: half, rounded up)
+    also_ok: tuple = ()          # another category that names the same mistake (as tests/submissions' `also-ok`)
 
     @property
     def key(self) -> str:
@@ -77,7 +78,8 @@ def load_file(path: Path) -> tuple:
     for b in data.get("bugs") or []:
         out.append(Bug(id=b["id"], solution=solution, category=b["category"], find=b["find"],
                        replace=b["replace"], part=b.get("part") or {}, explain=b.get("explain") or {},
-                       fix=b.get("fix") or {}, rubric=b.get("rubric") or [], hole=b.get("hole"), need=b.get("need")))
+                       fix=b.get("fix") or {}, rubric=b.get("rubric") or [], hole=b.get("hole"), need=b.get("need"),
+                       also_ok=tuple(b.get("also_ok") or ())))
     return tuple(out)
 
 
