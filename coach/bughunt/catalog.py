@@ -4,7 +4,7 @@ A bug is a named patch of the reference (`find` occurs exactly once; `replace` t
 the grader must give the patched file (one of grader.judge.diagnose.CATEGORIES), the part of the kernel it is in and
 an explanation and the intended fix in English and Chinese. Drills that share a solution (offsets, mask, grid and
 vector-add share vector_add.py) draw the bugs whose `hole` is one of theirs; a bug without `hole` is every such
-drill's.
+drill's. `also_ok` names another category that names the same mistake (as tests/submissions' `# also-ok:` lines).
 
 `plant(bug, drill)` writes the file a learner gets: the patched reference without its comments and docstrings (they
 explain the correct code and would point at the change), headed `# drill: NAME`. The planted line is where the
