@@ -73,9 +73,18 @@ def start(name: str, path: Path | None, force: bool, lang: str, bug: bool = Fals
         kept = backup_path(path)
         shutil.copy2(path, kept)
         out.print(f"kept your old file as {kept}")
-    if bug:  # a complete kernel with one planted mistake (coach/bughunt)
-        from coach.bughunt import flow
-        return flow.start_bug(spec, path, lang)
+    if bug:  # a complete kernel with one planted mistake (coach/bughunt); the marker goes to the state
+        from coach.bughunt import catalog as bug_catalog, flow as bug_flow
+        try:
+            planted = bug_flow.choose_bug(spec.name)
+        except (bug_catalog.CatalogError, KeyError) as e:
+            console(stderr=True).print(f"drill: internal error, not your mistake: {e.args[0] if e.args else e}")
+            return EXIT_USAGE
+        atomic_write_text(path, planted.text)
+        for w in bug_flow.record_start(path, planted):
+            console(stderr=True).print(w, style="yellow")
+        bug_flow.print_started(spec, path, lang)
+        return EXIT_OK
     atomic_write_text(path, spec.skeleton_path.read_text(encoding="utf-8"))
     texts = drill_texts(spec.name)
     out.print(f"[bold]{pick(texts.get('title'), lang) or spec.name}[/bold]")

@@ -8,12 +8,10 @@ from pathlib import Path
 
 from coach.bughunt import catalog, hunts
 from coach.bughunt.compare import compare
-from coach.store import Store, atomic_write_text
+from coach.store import Store
 from coach.ui import console
 from grader.reporting.i18n import pick
 from grader.reporting.texts import drill_texts, load
-
-EXIT_OK, EXIT_USAGE = 0, 2
 
 
 def tr(key: str, lang: str, **kw) -> str:
@@ -21,27 +19,26 @@ def tr(key: str, lang: str, **kw) -> str:
     return text.format(**kw) if kw else text
 
 
-def start_bug(spec, path: Path, lang: str, rng: random.Random | None = None, now: float | None = None) -> int:
-    """Choose the next bug for the drill, write the planted file to PATH (the caller has checked PATH may be
-    written), and record the marker. A bug that no longer applies is drill's fault: said so, exit 2, no file."""
+def choose_bug(drill: str, rng: random.Random | None = None) -> catalog.Planted:
+    """The next planted file for DRILL (coach/bughunt/hunts.choose: never the last bug, least-met kind first).
+    Raises catalog.CatalogError (drill's fault: a patch that no longer applies) or KeyError."""
+    state = Store().read()
+    return catalog.plant(hunts.choose(state, drill, rng), drill)
+
+
+def record_start(path: Path, planted: catalog.Planted, now: float | None = None) -> list[str]:
+    """The marker of a bug file just written (in the state, never in the file). Returns the store's warnings."""
     store = Store()
-    now = time.time() if now is None else now
-    try:
-        with store.update() as state:
-            bug = hunts.choose(state, spec.name, rng)
-            planted = catalog.plant(bug, spec.name)
-            atomic_write_text(path, planted.text)
-            hunts.open_hunt(state, str(Path(path).resolve()), planted, now)
-    except (catalog.CatalogError, KeyError) as e:
-        console(stderr=True).print(f"drill: internal error, not your mistake: {e.args[0] if e.args else e}")
-        return EXIT_USAGE
-    for w in store.warnings:
-        console(stderr=True).print(w, style="yellow")
+    with store.update() as state:
+        hunts.open_hunt(state, str(Path(path).resolve()), planted, time.time() if now is None else now)
+    return store.warnings
+
+
+def print_started(spec, path: Path, lang: str) -> None:
     out = console()
     out.print(f"[bold]{pick(drill_texts(spec.name).get('title'), lang) or spec.name}[/bold]")
     out.print(tr("task", lang))
-    out.print(tr("started", lang, path=path, drill=spec.name, name=Path(path).name))
-    return EXIT_OK
+    out.print(tr("started", lang, path=path, drill=spec.name, name=Path(path).name), markup=False, highlight=False)
 
 
 def record(store: Store, verdict, now: float | None = None) -> dict | None:
