@@ -107,15 +107,16 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
     from coach.bughunt import flow as bug_flow
 
     store = Store()
-    hunt = None
+    hunt = bug_flow.marker_of(store.read(), verdict)  # a bug file drill wrote (coach/bughunt), or None
+    found = bug_flow.note(hunt, verdict, lang) if hunt is not None else []
     try:
-        hunt = bug_flow.record(store, verdict)  # a bug file's grades count as bug hunts, not as drill attempts
-        if hunt is None:
+        if hunt is not None:  # a bug file's grades count as bug hunts, not as drill attempts
+            bug_flow.record(store, verdict)
+        else:
             record_grade(store, verdict)
     except OSError as e:  # progress is a convenience: never lose a verdict over it
         err.print(f"drill: could not save progress ({e})", style="yellow")
     _warn(store)
-    found = bug_flow.note(hunt, verdict, lang) if hunt is not None else []
     if as_json:
         if found:
             data = json.loads(report.verdict_json(verdict))

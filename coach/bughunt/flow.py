@@ -41,6 +41,12 @@ def print_started(spec, path: Path, lang: str) -> None:
     out.print(tr("started", lang, path=path, drill=spec.name, name=Path(path).name), markup=False, highlight=False)
 
 
+def marker_of(state: dict, verdict) -> dict | None:
+    """The marker of the graded file when drill wrote it with `start --bug` (a copy), else None."""
+    m = hunts.marker_for(state, str(Path(verdict.file).resolve()))
+    return dict(m) if m is not None else None
+
+
 def record(store: Store, verdict, now: float | None = None) -> dict | None:
     """A grade of a bug file goes to the bug hunts; None when the file is not one (record it as a drill attempt)."""
     now = time.time() if now is None else now
@@ -52,7 +58,7 @@ def record(store: Store, verdict, now: float | None = None) -> dict | None:
 def note(marker: dict, verdict, lang: str) -> list[str]:
     """The lines printed after a passing grade of a bug file: which mistake, where, and the learner's fix against the
     intended one. Empty for a failing grade (the report says what is still wrong) and for a bug that is gone from
-    the catalog."""
+    the catalog. MARKER is as it was before this grade is recorded."""
     if not verdict.passed:
         return []
     bug = catalog.find(marker["drill"], marker["bug"])
@@ -71,9 +77,9 @@ def note(marker: dict, verdict, lang: str) -> list[str]:
                         fix=pick(bug.fix, lang)))
     if c["kind"] != "elsewhere" and c["others"]:
         lines.append(tr("also_changed", lang, where=", ".join(map(str, c["others"]))))
-    if marker.get("first_fix") and marker.get("at"):
-        minutes = max(0.0, (marker.get("fixed_at") or time.time()) - marker["at"]) / 60
-        lines.append(tr("took", lang, grades=marker.get("graded", 1), hints=marker.get("hints_seen", 0),
+    if not marker.get("fixed_at") and marker.get("at"):  # this grade is the one that fixes it
+        minutes = max(0.0, time.time() - marker["at"]) / 60
+        lines.append(tr("took", lang, grades=marker.get("graded", 0) + 1, hints=marker.get("hints_seen", 0),
                         minutes=f"{minutes:.1f}"))
     return lines
 
