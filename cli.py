@@ -46,12 +46,14 @@ def main():
     drill list                     the drills in the order to learn them, with your status
     drill next                     the next drill to do, and the command that starts it
     drill start mask               write the mask drill's skeleton to ./mask.py
+    drill start mask --bug         a complete kernel with one planted mistake: find it
     drill grade mask.py            grade it (CUDA if present, else Triton's interpreter)
     drill hint mask                one hint at a time
     drill solution mask            the reference solution
     drill checkpoints mask         the spoken-answer checkpoints of a drill
     drill checkpoints why-mask --answer "..."   score a typed answer
     drill mock --minutes 15        a timed mock interview, then a scorecard
+    drill why-slow fuse            a correct but slow kernel: why is it slow?
     drill progress                 attempts, grade times, what is due for review
     drill inductor fuse            torch.compile's kernel beside yours
     drill bench my_fuse.py         (GPU) size sweep vs eager and torch.compile
@@ -76,10 +78,12 @@ def next_cmd(lang):
 @click.argument("name", shell_complete=complete_drill)
 @click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite PATH, keeping the old file as PATH.bak (or .bak.N).")
+@click.option("--bug", is_flag=True, help="Instead of the skeleton: a complete kernel with one planted mistake to find "
+                                         "and fix (code review practice).")
 @lang_option
-def start(name, path, force, lang):
+def start(name, path, force, bug, lang):
     """Write drill NAME's skeleton to PATH (default ./<name>.py). Never overwrites without --force."""
-    sys.exit(actions.start(name, path, force, resolve_lang(lang)))
+    sys.exit(actions.start(name, path, force, resolve_lang(lang), bug=bug))
 
 
 @main.command(cls=Command)
@@ -177,8 +181,13 @@ def checkpoints(name, answer, as_json, lang):
 @click.option("--device", type=DEVICE, default="auto", show_default=True, help="Where the kernels run.")
 @click.option("--kernel-questions", type=click.IntRange(min=0), default=1, show_default=True,
               help="Questions about your own passing kernel (programs, bytes, mask lanes), checked against its grade.")
+@click.option("--reviews", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Code-review questions: a kernel with one planted mistake; type the line and the fix.")
+@click.option("--review-seconds", type=click.FloatRange(min=5), default=300, show_default=True,
+              help="The clock of each code-review question, in seconds.")
 @lang_option
-def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, kernel_questions, lang):
+def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, kernel_questions, reviews, review_seconds,
+         lang):
     """A timed mock interview: code on the clock (graded on every save), then spoken questions, then a scorecard.
 
     \b
@@ -192,7 +201,32 @@ def mock(minutes, n_drills, questions, oral_seconds, seed, folder, device, kerne
     """
     from coach.mock import tui as mock_tui
     sys.exit(mock_tui.interview(minutes, n_drills, questions, seed, folder, oral_seconds, device, resolve_lang(lang),
-                                kernel_questions=kernel_questions))
+                                kernel_questions=kernel_questions, reviews=reviews,
+                                review_seconds=review_seconds))
+
+
+def complete_slow_drill(ctx, param, incomplete):
+    from coach.bughunt.slow import drills_with_slow
+    return [n for n in drills_with_slow() if n.startswith(incomplete)]
+
+
+@main.command("why-slow", cls=Command)
+@click.argument("name", shell_complete=complete_slow_drill)
+@click.option("--answer", "slow_answer", default=None, help='Your answer, e.g. "a 2": the cause\'s letter, then the count asked for '
+                                             '(default: typed after the kernel is shown).')
+@click.option("--device", type=DEVICE, default="auto", show_default=True, help="Where the two versions are measured.")
+@click.option("--seed", type=int, default=None, help="Seed for picking among the drill's slow versions.")
+@lang_option
+def why_slow(name, slow_answer, device, seed, lang):
+    """A correct but slow kernel of drill NAME: say which cause and the count that proves it, checked against a grade.
+
+    \b
+    drill why-slow fuse                 the kernel, the causes (a-f), then your answer
+    drill why-slow fuse --answer "a 2"  answered up front
+    Exit code: 0 both right, 1 not, 2 usage.
+    """
+    from coach.bughunt import slow
+    sys.exit(slow.run(name, slow_answer, device, resolve_lang(lang), seed=seed))
 
 
 @main.command(cls=Command)

@@ -108,7 +108,7 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
-def start(name: str, path: Path | None, force: bool, lang: str) -> int:
+def start(name: str, path: Path | None, force: bool, lang: str, bug: bool = False) -> int:
     spec = drills.get_spec(names.resolve(name, lang))
     path = Path(path) if path else Path.cwd() / f"{spec.slug}.py"
     out = console()
@@ -122,6 +122,14 @@ def start(name: str, path: Path | None, force: bool, lang: str) -> int:
             raise DrillError({k: T["cannot_write"][k].format(path=path, why="not a regular file")
                               for k in ("en", "zh")}, lang=lang)
     text = spec.skeleton_path.read_text(encoding="utf-8")
+    if bug:  # a complete kernel with one planted mistake (coach/bughunt); the marker goes to the state
+        from coach.bughunt import catalog as bug_catalog, flow as bug_flow
+        try:
+            planted = bug_flow.choose_bug(spec.name)
+        except (bug_catalog.CatalogError, KeyError) as e:
+            raise DrillError({k: f"internal error, not your mistake: {e.args[0] if e.args else e}"
+                              for k in ("en", "zh")}, lang=lang) from None
+        text = planted.text
     try:
         if path.exists():
             kept = backup_path(path)
@@ -131,6 +139,11 @@ def start(name: str, path: Path | None, force: bool, lang: str) -> int:
     except OSError as e:
         raise DrillError({k: T["cannot_write"][k].format(path=path, why=e.strerror or e) for k in ("en", "zh")},
                          lang=lang) from None
+    if bug:
+        for w in bug_flow.record_start(path, planted):
+            console(stderr=True).print(w, style="yellow", markup=False)
+        bug_flow.print_started(spec, path, lang)
+        return EXIT_OK
     texts = drill_texts(spec.name)
     out.print(f"[bold]{escape(pick(texts.get('title'), lang) or spec.name)}[/bold]")
     say(out, pick(texts.get("task"), lang))
@@ -180,19 +193,31 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
     store = Store()
     state = store.read()
     reveal = show_fix or show_fix_now(state, verdict, drill_texts(verdict.drill).get("hints", []))
+    from coach.bughunt import flow as bug_flow
+
+    hunt = bug_flow.marker_of(state, verdict)  # a bug file drill wrote (coach/bughunt), or None
+    found = bug_flow.note(hunt, verdict, lang) if hunt is not None else []
     # The verdict first: recording it can only add a warning, never hide what was computed.
-    if as_json:
+    if as_json and found:
+        data = json.loads(report.verdict_json(verdict))
+        data["bug_hunt"] = {"bug": hunt["bug"], "category": hunt["category"], "line": hunt["line"], "note": found}
+        print(json.dumps(data, indent=2, default=str))
+    elif as_json:
         print(report.verdict_json(verdict))
     elif fmt == "gcc":
         for line in report.gcc_lines(verdict, lang):
             print(line)
     else:
         report.print_verdict(verdict, lang, console(), show_fix=reveal)
+        for line in found:  # (`say` is the grade's progress callback here)
+            console().print(line, markup=False, highlight=False)
     sys.stdout.flush()
     if verdict.diagnosis == "timeout" and (verdict.detail or {}).get("startup"):
         return EXIT_USAGE  # killed before the learner's code ran (a --timeout shorter than start-up): no attempt
     try:
-        if verdict.graded:  # drill's internal error or a CPU limitation is no attempt of the learner's
+        if verdict.graded and hunt is not None:  # a bug file's grades count as bug hunts, not as drill attempts
+            bug_flow.record(store, verdict)
+        elif verdict.graded:  # drill's internal error or a CPU limitation is no attempt of the learner's
             record_grade(store, verdict)
     except Exception as e:  # noqa: BLE001 - progress is a convenience: never lose a verdict over it
         console(stderr=True).print(f"drill: could not save progress ({e})", style="yellow", markup=False)
@@ -202,11 +227,15 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
 
 def hint(name: str, reset: bool, lang: str) -> int:
     spec = drills.get_spec(names.resolve(name, lang))
+    from coach.bughunt import flow as bug_flow
+    store = Store()
+    if bug_flow.hint(store, spec.name, reset, lang):  # an open bug hunt of this drill: its hints first
+        _warn(store)
+        return EXIT_OK
     hints = drill_texts(spec.name).get("hints", [])
     if not hints:
         console().print(tr("no_hints", lang, name=spec.name))
         return EXIT_OK
-    store = Store()
     with store.update() as state:
         d = drill_entry(state, spec.name)
         if reset:

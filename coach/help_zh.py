@@ -11,12 +11,14 @@ COMMANDS = {
              "drill list                     按学习顺序列出练习和你的进度\n"
              "drill next                     下一个该做的练习，以及开始它的命令\n"
              "drill start mask               把 mask 练习的骨架写到 ./mask.py\n"
+             "drill start mask --bug         一个埋了一个错误的完整 kernel：找出来\n"
              "drill grade mask.py            评测（有 GPU 用 CUDA，否则用 Triton 解释器）\n"
              "drill hint mask                一次一条提示\n"
              "drill solution mask            参考答案\n"
              "drill checkpoints mask         该练习的口述检查点\n"
              "drill checkpoints why-mask --answer \"...\"   给书面回答打分（会记入进度）\n"
              "drill mock --minutes 15        计时模拟面试，最后给出成绩单\n"
+             "drill why-slow fuse            一个正确但慢的 kernel：它为什么慢？\n"
              "drill progress                 尝试次数、评测用时、该复习的内容\n"
              "drill inductor fuse            torch.compile 生成的 kernel 与你的对照\n"
              "drill bench my_fuse.py         （GPU）与 eager 和 torch.compile 的尺寸扫描",
@@ -34,6 +36,7 @@ COMMANDS = {
                    "加 --answer：回答通过退出码 0，未通过 1，未知 id 为 2。",
     "mock": "计时模拟面试：限时写代码（每次保存都评测），然后口述问题，最后给出成绩单。",
     "progress": "按练习和检查点：尝试、通过、评测用时、上次结果、该复习的内容（间隔复习，Leitner 盒子）。",
+    "why-slow": "练习 NAME 的一个正确但慢的 kernel：说出原因和证明它的计数，对照评测结果检查。退出码：0 都对，1 不对，2 用法错误。",
     "inductor": "显示 torch.compile（Inductor）为练习 NAME 的 eager 参考写出的 kernel，并逐段注释。",
 }
 OPTIONS = {
@@ -50,6 +53,10 @@ OPTIONS = {
     "timeout": "超过多少秒终止评测（默认：该练习自己的）。",
     "watch": "每次保存（轮询修改时间）或按回车时重新评测；Ctrl-C 退出（退出码 130）。",
     "reset": "从第一条提示重新开始。",
+    "bug": "不写骨架，改写一个埋了一个错误的完整 kernel，找出并修好它（代码审查练习）。",
+    "reviews": "代码审查轮数：给出一个埋了错误的 kernel，回答行号和一句修改说明。",
+    "review_seconds": "每轮代码审查的秒数。",
+    "slow_answer": "你的回答，例如 \"a 2\"：原因的字母，再加上要求的计数（默认：看到 kernel 后再输入）。",
     "answer": "给检查点 NAME 的这段书面回答打分（'-' 从标准输入读取）。",
 }
 

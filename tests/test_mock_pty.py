@@ -21,7 +21,8 @@ def test_mock_interview_in_a_pty(tmp_path, drill_home):
                DRILL_LANG="en")
     started = time.monotonic()
     child = pexpect.spawn(sys.executable, ["cli.py", "mock", "--minutes", "1", "--drills", "1", "--questions", "2",
-                                           "--oral-seconds", "60", "--seed", "0", "--dir", str(folder)],
+                                           "--oral-seconds", "60", "--seed", "0", "--dir", str(folder),
+                                           "--reviews", "0"],  # the code-review round: tests/test_bughunt_review.py
                           cwd=str(ROOT), env=env, encoding="utf-8", timeout=40, dimensions=(40, 160))
     try:
         child.expect("Enter = submit")  # the live countdown line

@@ -91,7 +91,7 @@ def oral_passed(answered: bool, scored_pass: bool, rating: int | None, kind: str
     """Said aloud: a self-rating of 3+ counts. Typed: the tool's score must pass (coach/oral/scoring.py: enough key
     points and no known-wrong claim), and for a checkpoint the self-rating must be 3+ too; a question about your
     own kernel is decided by the numbers alone."""
-    if answered and kind == "kernel":
+    if answered and kind in ("kernel", "review"):  # numbers, or a line number and a fix: the check decides
         return scored_pass
     if rating is None or rating < 3:
         return False
@@ -122,6 +122,8 @@ class Question:
     rubric: list                       # [{"point": {en, zh}}, ...]
     kind: str = "checkpoint"           # or "kernel": about the learner's own kernel (coach/mock/own_kernel.py)
     kernel: object = None              # the KernelQuestion of a "kernel" question
+    review: object = None              # kind "review": a planted bug to find (coach/bughunt/review.py)
+    seconds: float | None = None       # this question's clock (default: the oral round's)
     drill: str | None = None
     started: float | None = None
     answer_s: float | None = None
@@ -191,7 +193,7 @@ class Mock:
         q = self.question()
         if q is None or q.started is None:
             return 0.0
-        return max(0.0, self.oral_seconds - (self.clock() - q.started))
+        return max(0.0, (q.seconds or self.oral_seconds) - (self.clock() - q.started))
 
     # driving ------------------------------------------------------------
     def start(self) -> None:
@@ -325,16 +327,20 @@ class Mock:
 
     def answer(self, text: str) -> None:
         q = self.question()
-        q.answer_s = min(self.clock() - q.started, self.oral_seconds)
+        q.answer_s = min(self.clock() - q.started, q.seconds or self.oral_seconds)
         q.answer_text = text.strip()
         if q.answer_text:
-            q.score = (own_kernel.check(q.kernel, q.answer_text) if q.kind == "kernel"
-                       else scoring.score(q.cid, q.answer_text))
+            if q.kind == "review":
+                from coach.bughunt import review
+                q.score = review.check(q.review, q.answer_text)
+            else:
+                q.score = (own_kernel.check(q.kernel, q.answer_text) if q.kind == "kernel"
+                           else scoring.score(q.cid, q.answer_text))
             q.covered = q.score.covered
         self.phase = RATE
         self.emit("review", q=q, index=self.qi)
-        if q.kind == "kernel" and q.answer_text:
-            self._rated(None)  # the numbers decide; no self-rating
+        if q.kind in ("kernel", "review") and q.answer_text:
+            self._rated(None)  # the numbers (or the line and the fix) decide; no self-rating
 
     def rate(self, line: str) -> None:
         s = line.strip()
@@ -375,6 +381,9 @@ class Mock:
                 entry["drill"] = q.drill
                 entry["question"] = q.text
                 entry["unexplained"] = list(getattr(q.score, "unexplained", []) or [])
+            elif q.kind == "review":  # the scorecard shows the planted mistake
+                from coach.bughunt import review
+                entry.update(review.card_entry(q.review, q.score))
             else:
                 entry["wrong_claims"] = [w["id"] for w in getattr(q.score, "wrong_claims", []) or []]
                 entry["rule"] = verdict.entry_rule(q.score, answered, q.rating)  # the pass rule, said
@@ -447,6 +456,10 @@ def save(store, card: dict, now: float | None = None) -> dict:
         for o in card["oral"]:
             if o.get("kind") == "kernel":
                 continue  # about this submission only: kept in the scorecard, no review box
+            if o.get("kind") == "review":  # counted with the bug hunts (coach/bughunt), not as a checkpoint
+                from coach.bughunt import review
+                review.record(state, o, now)
+                continue
             record_checkpoint(state, o["id"], o["passed"], len(o["covered"]) if o["answered"] else None,
                               o["points"], o["rating"], o["answer_s"], now)
         state["mocks"] = (state.get("mocks") or [])[-99:] + [card]

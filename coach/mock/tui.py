@@ -231,8 +231,12 @@ class TerminalUI:
             self.say("")
             if q.kind == "kernel":
                 self.say(tr("own_kernel", lang, drill=q.drill), style="dim")
+            if q.kind == "review":  # the buggy kernel, numbered (coach/bughunt/review.py)
+                from coach.bughunt import review
+                for line in review.shown(q.review, lang):
+                    self.say(line)
             self.say(tr("question", lang, i=data["index"] + 1, n=len(mock.questions),
-                        oral=human(mock.oral_seconds, lang), text=pick(q.text, lang)), style="bold cyan")
+                        oral=human(q.seconds or mock.oral_seconds, lang), text=pick(q.text, lang)), style="bold cyan")
             self.say(tr("how_answer", lang), style="dim")
         elif kind == "time-warning":
             key = "warning_code" if data["which"] == "code" else "warning_q"
@@ -250,6 +254,11 @@ class TerminalUI:
                 self.say(tr("timed_out", lang), style="yellow")
             if q.kind == "kernel":
                 self.review_kernel(q)
+            elif q.kind == "review":
+                from coach.bughunt import review
+                review.render_result(self.say, q, lang)
+                if not q.answer_text:  # said aloud: rated like any question
+                    self.say(tr("rate", lang), style="bold")
             else:
                 self.review_checkpoint(q)
         elif kind == "rate-invalid":
@@ -319,7 +328,9 @@ def scorecard_tables(card: dict, lang: str) -> list[Table]:
                      "-" if o["rating"] is None else f"{o['rating']}/5",
                      (tr("pass", lang) if o.get("passed") else tr("fail", lang))
                      + (f" ({pick(o['rule'], lang)})" if o.get("rule") else ""))
-    return [code, oral]
+    from coach.bughunt import review
+    planted = review.scorecard_table(card, lang)
+    return [code, oral] + ([planted] if planted is not None else [])
 
 
 def clock_note(names: list[str], asked: float | None, minutes: float, lang: str) -> str | None:
@@ -340,7 +351,8 @@ def default_folder() -> Path:
 
 
 def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None, folder: Path | None,
-              oral_seconds: float, device: str, lang: str, kernel_questions: int = 1) -> int:
+              oral_seconds: float, device: str, lang: str, kernel_questions: int = 1, reviews: int = 0,
+              review_seconds: float = 300.0) -> int:
     """`drill mock`: 0 when the interview ran to its scorecard, 2 on a usage problem, 130 on Ctrl-C."""
     from grader.run import runner
     from grader.run import worker
@@ -362,6 +374,8 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
     except M.MockError as e:
         err.print(f"drill: {e}")
         return 2
+    from coach.bughunt import review  # the code-review round: before the checkpoint questions
+    questions[:0] = review.mock_questions(state, reviews, names, random.Random(seed), review_seconds)
 
     def grader(path, drill):
         v = runner.grade(path, drill=drill, device=device)

@@ -99,6 +99,11 @@ def show(lang: str, now: float | None = None) -> int:
         for r in body:
             table.add_row(*r)
         out.print(table)
+        if title == tr("drills", lang):  # bug hunts (coach/bughunt) apart from the drills written from a skeleton
+            from coach.bughunt.progress import table as bug_table
+            bugs = bug_table(state, lang)
+            if bugs is not None:
+                out.print(bugs)
     out.print(tr("due_now", lang, items=", ".join(due)) if due else tr("nothing_due", lang))
     mocks = state.get("mocks") or []
     if mocks:
