@@ -81,7 +81,7 @@ def test_the_scores_buffer_is_the_intermediate_and_named_with_what_was_stored():
     d = extra_bytes(_attention_call(scores))
     assert d["stored_only"] and d["extra"] == 80000
     assert d["into"] == [{"tensor": "torch.empty at line 82", "shape": [1, 2, 100, 100], "dtype": "float32",
-                          "bytes": 80000}]
+                          "bytes": 80000, "distinct": 20000, "elsize": 4}]
 
 
 def test_edge_tiles_restoring_the_output_are_not_an_intermediate():

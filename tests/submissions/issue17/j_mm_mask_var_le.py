@@ -2,7 +2,7 @@
 # expect: mask
 # style: nervous candidate: the store's mask built on the line before, with offs_m <= M
 # why: the arrow must point at the comparison (the c_mask line), the store shown beside it
-# says: ➜ 47 │ c_mask = (offs_m[:, None] <= M)
+# says: ➜ 48 │ c_mask = (offs_m[:, None] <= M)
 # says: `<=` where `<` belongs
 import torch
 import triton
