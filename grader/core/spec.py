@@ -122,6 +122,7 @@ class DrillSpec:
     mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
     flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
     compile_options: CompileOptions | None = None  # `drill inductor`: mode and Inductor config (default: plain)
+    grads: Any = None  # grader.families.training.GradCheck: also graded on the gradients after out.backward(dy)
 
     @property
     def two_d(self) -> bool:
