@@ -40,7 +40,7 @@ GRAD_TOLERANCE = {
 class GradMistake:
     """A known wrong gradient, as data: when `tensor`'s gradient matches `reference` instead of the true one, the
     diagnosis is `category`. `reference(*inputs_f64, dy=dy_f64, launches=[launch records], **kwargs)` returns the
-    wrong gradient, or None where the mistake does not apply."""
+    wrong gradient (or a list of candidates: any one matching names the mistake), or None where it does not apply."""
     name: str                       # shown in the report: "dx without the mean(dy * w) term"
     category: str
     tensor: str                     # "x.grad", "weight.grad", ...
@@ -58,6 +58,8 @@ class GradCheck:
     tolerance: dict = field(default_factory=dict)  # dtype name -> (rtol, atol), else GRAD_TOLERANCE
     mistakes: tuple = ()            # GradMistake(...)s, checked in order when a gradient is wrong
     race_category: str = "race"     # what non-atomic stores of two programs to one scratch element are called
+    # gradient name -> what a plain values failure in it means (x.grad -> dx); default: the spec's value_category
+    value_categories: dict = field(default_factory=dict)
 
     def tolerance_for(self, dtype_name: str) -> tuple[float, float]:
         return self.tolerance.get(dtype_name, GRAD_TOLERANCE.get(dtype_name, (1e-5, 1e-6)))
@@ -132,8 +134,13 @@ class Backward:
             dy = self.dy if tuple(self.dy.shape) == tuple(out.shape) else self.dy.reshape(out.shape)
             self.grads = torch.autograd.grad(out, self.leaves, dy.to(out.dtype), allow_unused=True)
         finally:
-            while entered:  # a backward that raised leaves its node's watch open
-                leave()
+            # A node that raised never ran its post-hook; the engine may already have put the mode stack back as it
+            # was before backward began (then there is nothing left to close).
+            while entered:
+                entered.pop()
+                depth = torch._C._len_torch_function_stack()
+                if depth and torch._C._get_function_stack_at(depth - 1) is watch:
+                    watch.__exit__(None, None, None)
             for h in handles:
                 h.remove()
         missing = [n for n, g in zip(self.wrt, self.grads) if g is None]
@@ -184,9 +191,10 @@ class Backward:
                 wrong = m.reference(*self.inputs64, dy=self.dy64, launches=launches, **self.kwargs)
             except Exception:  # noqa: BLE001 - a mistake model that does not apply here
                 continue
-            if wrong is not None and tuple(wrong.shape) == tuple(got64.shape) \
-                    and not matches(wrong, ref, tolerance) and matches(got64, wrong, tolerance):
-                return {"name": m.name, "category": m.category, "tensor": tensor}
+            for candidate in (wrong if isinstance(wrong, (list, tuple)) else [wrong]):
+                if candidate is not None and tuple(candidate.shape) == tuple(got64.shape) \
+                        and not matches(candidate, ref, tolerance) and matches(got64, candidate, tolerance):
+                    return {"name": m.name, "category": m.category, "tensor": tensor}
         return None
 
 
@@ -207,7 +215,7 @@ def forward_failed(ev: dict) -> bool:
     """The values evidence shows a problem (what classify would fail on)."""
     return bool(ev.get("returned") != "tensor" or not ev.get("shape_ok", True) or not ev.get("dtype_ok", True)
                 or not ev.get("device_ok", True) or not ev.get("layout_ok", True) or ev.get("wrong")
-                or ev.get("unwritten") or ev.get("returned_input"))
+                or ev.get("unwritten"))
 
 
 def find_race(memory, launches: list[dict]) -> dict | None:
@@ -239,7 +247,8 @@ def find_race(memory, launches: list[dict]) -> dict | None:
     return None
 
 
-def classify(ev: dict, category: str | None, detail: dict, check: GradCheck | None) -> tuple[str | None, dict]:
+def classify(ev: dict, category: str | None, detail: dict, check: GradCheck | None,
+             value_category: str = "wrong-values") -> tuple[str | None, dict]:
     """The call's category after the gradients: no autograd graph or a missing gradient is `autograd`; a race
     found on a call whose values were right is the check's race category. Otherwise classify's own answer, with
     the gradient's name added to its detail."""
@@ -250,5 +259,7 @@ def classify(ev: dict, category: str | None, detail: dict, check: GradCheck | No
     if category is None and ev.get("race"):
         return check.race_category, {"race": ev["race"]}
     if category is not None and ev.get("grad_of"):
+        if category == value_category and not ev.get("mistake") and ev["grad_of"] in check.value_categories:
+            category = check.value_categories[ev["grad_of"]]
         detail = dict(detail or {}, grad_of=ev["grad_of"])
     return category, detail
