@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from grader.core.data import normal
-from grader.core.spec import DrillSpec, Mistake, Probe
+from grader.core.spec import CompileOptions, DrillSpec, Mistake, Probe
 from grader.families.training import GradCheck, GradMistake
 
 # N not a multiple of any block; one row; one column (variance 0).
@@ -43,6 +43,17 @@ def _layernorm_terms(x, weight, bias, eps=LN_EPS):
 def _layernorm_eager(x, weight, bias, eps=LN_EPS):
     import torch.nn.functional as F
     return F.layer_norm(x, (x.shape[-1],), weight, bias, eps)
+
+
+def _layernorm_train_step(x, weight, bias, eps=LN_EPS):
+    """`drill inductor layernorm`: forward and backward in one compiled graph (torch.func.vjp, with the loss
+    0.5 * sum(y^2), so dy = y): Inductor's backward kernels, the dx row reduction and the dW/dB reduction across
+    rows, are shown beside the forward's. Returns (y, dx, dW, dB)."""
+    import torch.nn.functional as F
+    from torch.func import vjp
+
+    y, pull = vjp(lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, eps), x, weight, bias)
+    return (y,) + tuple(pull(y))
 
 
 def _block_of(meta):
@@ -262,6 +273,7 @@ LAYERNORM = DrillSpec(
     mistakes=LAYERNORM_MISTAKES,
     input_categories={},
     eager=_layernorm_eager,
+    compile_options=CompileOptions(function=_layernorm_train_step),
     grads=GradCheck(wrt=("x", "weight", "bias"), error_scale=_layernorm_grad_scale,
                     mistakes=LAYERNORM_GRAD_MISTAKES,
                     value_categories={"x.grad": "dx", "weight.grad": "dwdb", "bias.grad": "dwdb"}),

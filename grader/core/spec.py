@@ -74,6 +74,9 @@ class CompileOptions:
     options: dict = field(default_factory=dict)  # e.g. {"max_autotune_gemm_backends": "TRITON"}
     compare: dict | None = None     # a second compile's overrides, CUDA only (None: no second compile)
     cuda_size: Any = None           # the size compiled at on CUDA (default: the CPU's, coach.inductor.pick_size)
+    # compiled instead of `eager` (default: eager, else the reference): e.g. a training step, forward and backward
+    # through torch.func.vjp, so Inductor's backward kernels are shown too
+    function: Callable | None = None
 
 
 @dataclass(frozen=True)
