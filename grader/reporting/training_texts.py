@@ -95,3 +95,5 @@ M = {
     "grads_checked": {"en": "graded on y and on {tensors} after y.backward(dy), against float64 autograd",
                       "zh": "检查了 y，以及 y.backward(dy) 之后的 {tensors}，对照 float64 autograd"},
 }
+
+CHECK_NAMES_ZH = {"backward through autograd, partial sums without a race": "经 autograd 反向，部分和没有竞争"}
