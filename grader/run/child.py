@@ -166,7 +166,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
             ev["category"], ev["detail"] = classify(ev, spec.max_launches, rules)
             if spec.grads is not None:  # no autograd graph, a missing gradient, a race (grader/families/training.py)
                 from grader.families.training import classify as classify_grads
-                ev["category"], ev["detail"] = classify_grads(ev, ev["category"], ev["detail"], spec.grads)
+                ev["category"], ev["detail"] = classify_grads(ev, ev["category"], ev["detail"], spec.grads,
+                                                              spec.value_category)
             calls.append(ev)
             if ev["category"] and budget is not None:
                 budget.saw_failure()
