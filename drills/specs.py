@@ -832,6 +832,12 @@ from drills.serving_specs import SERVING_SPECS  # noqa: E402
 SPECS += SERVING_SPECS
 
 
+# -- training drills: forward and backward, graded on the gradients (drills/training_specs.py) -------------------
+from drills.training_specs import TRAINING_SPECS  # noqa: E402
+
+SPECS += TRAINING_SPECS
+
+
 # -- A new accelerator: the guide's chapter 8 "GXU" (at most 32 programs per launch, 16 warps per program) ---------
 from grader.families.limits import config_problems  # noqa: E402
 from grader.core.spec import DeviceLimits, FunctionContract  # noqa: E402

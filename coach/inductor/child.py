@@ -323,14 +323,15 @@ def capture(drill: str, device: str, backend: str) -> dict:
     from coach.inductor.capture import pick_size
 
     spec = drills.get_spec(drill)
-    fn = spec.eager or spec.reference
     opts = spec.compile_options
+    fn = (opts.function if opts is not None else None) or spec.eager or spec.reference
     size = opts.cuda_size if device == "cuda" and opts and opts.cuda_size is not None else pick_size(spec.sizes)
     inputs = spec.make_inputs(size, torch.Generator().manual_seed(0))
     inputs = inputs if isinstance(inputs, (tuple, list)) else (inputs,)
     if device == "cuda":
         inputs = [t.cuda() if isinstance(t, torch.Tensor) else t for t in inputs]
-    info = {"drill": spec.name, "size": size, "function": "eager" if spec.eager else "reference",
+    kind = "compile_options.function" if opts is not None and opts.function else ("eager" if spec.eager else "reference")
+    info = {"drill": spec.name, "size": size, "function": kind,
             "function_name": getattr(fn, "__name__", "?"), "device": device, "torch": torch.__version__,
             "inputs": [{"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
                        for t in inputs if isinstance(t, torch.Tensor)]}

@@ -81,6 +81,9 @@ class CompileOptions:
     options: dict = field(default_factory=dict)  # e.g. {"max_autotune_gemm_backends": "TRITON"}
     compare: dict | None = None     # a second compile's overrides, CUDA only (None: no second compile)
     cuda_size: Any = None           # the size compiled at on CUDA (default: the CPU's, coach.inductor.pick_size)
+    # compiled instead of `eager` (default: eager, else the reference): e.g. a training step, forward and backward
+    # through torch.func.vjp, so Inductor's backward kernels are shown too
+    function: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,7 @@ class DrillSpec:
     mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
     flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
     compile_options: CompileOptions | None = None  # `drill inductor`: mode and Inductor config (default: plain)
+    grads: Any = None  # grader.families.training.GradCheck: also graded on the gradients after out.backward(dy)
 
     @property
     def two_d(self) -> bool:

@@ -19,6 +19,8 @@ CATEGORIES = (
     "input-mutated", "mask", "grid", "offsets", "indexing", "strides", "k-loop", "epilogue", "scale", "causal",
     "rescale", "reduction", "stability", "other", "persistent", "autotune", "xblock", "warps", "unwritten",
     "wrong-values", "stale-output", "too-slow", "impossible-time",
+    # training drills (grader/families/training.py): the forward's statistics, then the backward's gradients
+    "autograd", "variance", "cancellation", "dx", "dwdb", "race",
 )
 # These say the submission as a whole is broken; one call showing them decides the verdict. A heuristic that breaks a
 # device's limits (xblock, warps: grader/families/limits.py) comes before the kernel error it causes (tl.arange of a

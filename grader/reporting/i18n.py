@@ -613,3 +613,8 @@ from grader.reporting.limits_texts import CHECK_NAMES_ZH as _LIMITS_CHECKS, DIAG
 DIAGNOSES.update(_LIMITS_DIAGNOSES)
 M.update(_LIMITS_M)
 CHECK_NAMES_ZH.update(_LIMITS_CHECKS)
+
+# Training drills (grader/families/training.py): their own module, merged here.
+from grader.reporting.training_texts import CHECK_NAMES_ZH as _TRAINING_CHECKS  # noqa: E402
+
+CHECK_NAMES_ZH.update(_TRAINING_CHECKS)

@@ -11,6 +11,7 @@ from rich.text import Text
 from drills import get_spec
 from grader.reporting import fusion_report
 from grader.reporting import learner_output, limits_report
+from grader.reporting import training_report
 from grader.reporting.i18n import DIAGNOSES, check_detail, check_name, pick, t
 from grader.judge.diagnose import mask_axis, swapped_axis
 from grader.reporting.texts import checkpoints_for, drill_texts
@@ -47,6 +48,9 @@ def explain(v, lang: str) -> tuple[str, str]:
     limited = limits_report.what_and_fix(v, spec, lang, _fmt)  # a device's launch limits (grader/families/limits.py)
     if limited:
         return limited
+    trained = training_report.what_and_fix(v, spec, lang, _fmt)  # gradients (grader/families/training.py)
+    if trained:
+        return trained
     mistake = d.get("mistake") or {}
     if mistake.get("fix"):  # a known mistake that carries the drill's own fix
         kw.update(wrong=d.get("wrong"), numel=d.get("numel"),
@@ -483,6 +487,7 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
         parts.append(Text(f"  {t('also_seen', lang)}: {', '.join(v.others)}", style="dim"))
     parts.extend(fusion_report.render_parts(v, get_spec(v.drill), lang))
     parts.extend(limits_report.render_parts(v, get_spec(v.drill), lang))
+    parts.extend(training_report.render_parts(v, get_spec(v.drill), lang))
     if v.checks:
         table = Table(show_header=False, box=None, padding=(0, 1))
         for c in v.checks:

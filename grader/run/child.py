@@ -198,6 +198,10 @@ def grade(a, interpreted: bool, started: float) -> dict:
             ev["category"], ev["detail"] = classify(ev, spec.max_launches, rules)
             if ev.get("internal"):  # drill's own machinery failed in this call: no verdict on the learner
                 ev["category"], ev["detail"] = "internal", {"internal": ev["internal"]}
+            elif spec.grads is not None:  # no autograd graph, a missing gradient, a race (grader/families/training.py)
+                from grader.families.training import classify as classify_grads
+                ev["category"], ev["detail"] = classify_grads(ev, ev["category"], ev["detail"], spec.grads,
+                                                              spec.value_category)
             calls.append(ev)
             if ev["category"] and budget is not None:
                 budget.saw_failure()
@@ -418,6 +422,11 @@ class CallRunner:
         guarded = [memory.place(t, f"input {names[i]}") for i, t in enumerate(inputs)]
         mark_data(guarded)  # torch computing with these (or what a kernel wrote from them) is a fallback
         clones = [t.clone() for t in guarded]
+        grads = None
+        if spec.grads is not None:  # training drills: dy and the float64 gradients (grader/families/training.py)
+            from grader.families.training import Backward
+            grads = Backward(spec.grads, spec.reference, inputs, guarded, names, memory, seed * 2 + call,
+                             self.kwargs(probe))
         ev = {"size": size if isinstance(size, int) else list(size), "seed": seed, "call": call}
         recorder.launches = []
         watch = TorchWatch(memory, recorder, self.learner_file)
@@ -432,6 +441,8 @@ class CallRunner:
             with (pinned(tuner, config) if tuner is not None else nullcontext()):
                 with watch:
                     out = self.entry(*guarded, **self.kwargs(probe))
+                if grads is not None:  # the learner's backward, under the same watch and lane checks
+                    grads.run(out, watch)
             if self.device == "cuda":
                 torch.cuda.synchronize()
         except OverBudget as e:
@@ -479,6 +490,9 @@ class CallRunner:
         # Known mistakes are recognised at interpreter sizes: their float64 models would cost seconds at CUDA's.
         if ev.get("wrong") and spec.mistakes and not ev.get("unwritten") and ref.numel() <= MISTAKE_MAX_NUMEL:
             ev["mistake"] = self.which_mistake(out, inputs, ref, recorder.launches, probe)
+        if grads is not None:  # y right: the first wrong gradient becomes the values evidence
+            grads.judge(ev, inputs, memory, recorder.launches, lanes is not None, self.device, evaluate_output,
+                        lanes.store_spans if lanes else None, lanes.issued if lanes else None)
         mark_out_of_bounds(ev)
         return ev, out
 

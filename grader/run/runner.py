@@ -509,6 +509,7 @@ CHECKS = (
 SPEC_CHECKS = (
     ("max_programs", "grid capped, each tile stored once", ("persistent",)),
     ("autotune_min_configs", "autotuned over BLOCK and num_warps", ("autotune",)),
+    ("grads", "backward through autograd, partial sums without a race", ("autograd", "race")),
 )
 
 

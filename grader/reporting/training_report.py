@@ -1,0 +1,49 @@
+"""Report parts for training drills (grader/families/training.py): what is wrong with a gradient and its fix, and
+which gradient the first bad element belongs to. Used only for specs with `grads`."""
+from __future__ import annotations
+
+from rich.text import Text
+
+from grader.reporting.i18n import DIAGNOSES as COMMON, pick
+from grader.reporting.training_texts import DIAGNOSES, M
+
+OWN = ("autograd", "variance", "cancellation", "dx", "dwdb", "race")
+
+
+def what_and_fix(v, spec, lang: str, fmt) -> tuple[str, str] | None:
+    """(what, fix) for the training categories and for any values failure in a gradient; None otherwise."""
+    if getattr(spec, "grads", None) is None or v.passed:
+        return None
+    d, cat = v.detail or {}, v.diagnosis
+    grad_of = d.get("grad_of") or (v.focus or {}).get("grad_of")
+    if cat not in OWN and not (grad_of and d.get("wrong")):
+        return None
+    kw = {"entry": spec.entry, "grad_of": grad_of or "y", "wrong": d.get("wrong"), "numel": d.get("numel"),
+          "probe": d.get("probe"), "mistake": (d.get("mistake") or {}).get("name") or "a known mistake"}
+    key, fix_key = cat, cat
+    if cat == "autograd":
+        key = fix_key = f"autograd-{d.get('autograd', 'no-graph')}"
+        kw["tensors"] = ", ".join(d.get("tensors") or []) or "?"
+    elif cat == "race":
+        kw.update({k: d["race"].get(k) for k in ("kernel", "line", "programs", "elements", "tensor")})
+        fix_key = "race-fix"
+    elif cat in ("dx", "dwdb") and d.get("mistake"):
+        key = f"{cat}-mistake"
+    elif cat not in OWN:  # a plain values failure in a gradient, in the drill's value category
+        key = "grad-values"
+    what = DIAGNOSES.get(key, {}).get("what") or COMMON.get(cat, {}).get("what") or cat
+    fix = DIAGNOSES.get(fix_key, {}).get("fix") or COMMON.get(cat, {}).get("fix") or ""
+    return fmt(pick(what, lang), **kw), fmt(pick(fix, lang), **kw)
+
+
+def render_parts(v, spec, lang: str) -> list:
+    """A line naming the gradient the first bad element is in, and on a pass what was graded."""
+    if getattr(spec, "grads", None) is None:
+        return []
+    grad_of = (v.focus or {}).get("grad_of")
+    if not v.passed and grad_of and (v.focus or {}).get("first_bad"):
+        return [Text(pick(M["grad_in"], lang).format(grad_of=grad_of), style="yellow")]
+    if v.passed:
+        tensors = ", ".join(f"{n}.grad" for n in spec.grads.wrt)
+        return [Text(pick(M["grads_checked"], lang).format(tensors=tensors), style="dim")]
+    return []
