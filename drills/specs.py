@@ -859,7 +859,7 @@ def _step_ref(x, w):
 # Dynamo's reason (or the guard it failed) -> the hole that causes it.
 _GB_BLAME = (
     (r"\bprint\b", "print"),
-    (r"item\(\)|capture_scalar_outputs|[Dd]ata.dependent|Tensor\.item|\bpeak\b", "item"),
+    (r"item\(\)|tolist|capture_scalar_outputs|[Dd]ata.dependent|Tensor\.item|\bpeak\b", "item"),
     (r"numpy|np\.", "numpy"),
     (r"[Dd]ynamic shape operator|nonzero|capture_dynamic_output_shape_ops", "nonzero"),
     (r"HISTORY|len\(G\[|G\['HISTORY", "history"),
@@ -933,6 +933,10 @@ SPECS += [
                            Mistake("gradient 1 where x + y == 0 exactly (torch.relu's gradient is 0 there: mask "
                                    "x + y > 0, not >= 0)", "autograd", _add_relu_grads_at_zero)),
             inductor_kernel=True,
+            source_lines=(("registration", r"drill::add_relu|^def add_relu"), ("fake", r"custom_op|register_fake"),
+                          ("fake", r"^def add_relu"), ("wrap", r"\]\(x, y, out|\[grid\]|\[\("),
+                          ("autograd", r"^def backward"), ("autograd", r"register_autograd"),
+                          ("graph-break", r"^def model")),
         ),
     ),
 ]

@@ -93,6 +93,7 @@ class CompileLab:
     grad: bool = False              # the gradient of every input (through eager and compiled) against the reference
     grad_mistakes: tuple = ()       # Mistake(...)s of the gradient: reference(*inputs_f64, grad_out) -> grads
     inductor_kernel: bool = False   # CUDA: Inductor's output code must launch the learner's own kernel
+    source_lines: tuple = ()        # (category, regex): the line shown for a problem Dynamo names no line for
 
 
 @dataclass(frozen=True)

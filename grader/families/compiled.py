@@ -376,12 +376,18 @@ def grade(spec, module, entry, device: str, learner_file: str, lanes, recorder, 
             first_inputs = first_inputs or inputs
             ev, _ = values_row(spec, learner_file, size, seed, "eager", entry, inputs)
             calls.append(ev)
-    if lab.grad and first_inputs is not None:
-        out["grad_eager"] = gradient_problem(lab, spec, entry, first_inputs, learner_file)
+    if lab.grad:  # at the first compiled shape: large enough to show a wrong formula in many elements
+        grad_inputs = on(device, spec.make_inputs((list(lab.shapes) or list(spec.sizes))[0],
+                                                  torch.Generator().manual_seed(5)))
+        out["grad_eager"] = gradient_problem(lab, spec, entry, grad_inputs, learner_file)
     if lab.op and out["op"]["registered"]:
         t0 = time.perf_counter()
         out["opcheck"] = run_opcheck(packet, first_inputs[:lab.op_inputs], lab.grad)
         out["opcheck_s"] = round(time.perf_counter() - t0, 2)
+
+    if lab.op and not out["op"]["registered"]:  # nothing to compile as an operator: say that first
+        out["seconds"] = round(time.perf_counter() - started, 2)
+        return {"calls": calls, "compile": out}
 
     # 3. What Dynamo sees: graphs and breaks.
     shapes = list(lab.shapes) or list(spec.sizes)
@@ -458,8 +464,10 @@ def problems(c: dict, lab) -> list[dict]:
         if result == "SUCCESS":
             continue
         blamed = OPCHECK_BLAME.get(test, ("registration", "registration"))
-        found.append({"category": blamed[0] if (op or {}).get("triton_op") else blamed[1], "test": test,
-                      "reason": result, "line": None})
+        category = blamed[0] if (op or {}).get("triton_op") else blamed[1]
+        if re.search(r"autograd|backward", result, re.I):  # the op runs, but has no (or a broken) backward
+            category = "autograd"
+        found.append({"category": category, "test": test, "reason": result, "line": None})
     for b in c.get("breaks", []):
         found.append({"category": "graph-break", "hole": b.get("category"), "reason": b["reason"],
                       "line": b.get("line")})
@@ -468,8 +476,10 @@ def problems(c: dict, lab) -> list[dict]:
         found.append({"category": "graph-break", "hole": blame(full.get("reason", "") + full.get("message", ""),
                                                                lab.blame if lab else ()),
                       "reason": full.get("reason"), "line": full.get("line"), "fullgraph": True})
-    extra = max(0, len(c.get("recompiles", [])) - (lab.max_recompiles if lab else 0))
-    for r in c.get("recompiles", [])[:extra] if extra else []:
+    recompiles = c.get("recompiles", [])
+    extra = max(0, len(recompiles) - (lab.max_recompiles if lab else 0))
+    blamed = [r for r in recompiles if r.get("category")]  # the rest follow from them (a size a break fixed)
+    for r in (blamed or recompiles)[:extra] if extra else []:
         found.append({"category": "recompile", "hole": r.get("category"), "reason": r["reason"],
                       "code": r.get("code"), "line": r.get("line")})
     for key in ("grad_eager", "grad_compiled"):
@@ -532,10 +542,21 @@ def annotate(v, runs, spec) -> None:
         v.passed = False
         v.diagnosis = first["category"]
         v.detail = {"compile": True, **first, "all": found}
-        v.line = first.get("line")
+        v.line = first.get("line") or source_line(v.source_lines, first["category"], lab)
         hole = first.get("hole") or (first["category"] if first["category"] in spec.holes else None)
         if hole in spec.holes:
             v.hole = hole
+
+
+def source_line(lines: list[str], category: str, lab) -> int | None:
+    """The learner's line for a problem Dynamo gives no line for (an operator's registration, its backward): the
+    first line matching the spec's pattern for that category."""
+    for cat, pattern in lab.source_lines:
+        if cat == category:
+            for i, ln in enumerate(lines):
+                if re.search(pattern, ln):
+                    return i + 1
+    return None
 
 
 def check_detail(name: str, bad: list, c: dict) -> str:
