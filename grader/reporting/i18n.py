@@ -498,3 +498,10 @@ from grader.reporting.limits_texts import CHECK_NAMES_ZH as _LIMITS_CHECKS, DIAG
 DIAGNOSES.update(_LIMITS_DIAGNOSES)
 M.update(_LIMITS_M)
 CHECK_NAMES_ZH.update(_LIMITS_CHECKS)
+
+# Compile labs (grader/families/compiled.py): their own module, merged here.
+from grader.reporting.compiled_texts import CHECK_NAMES_ZH as _COMPILED_CHECKS, DIAGNOSES as _COMPILED_DIAGNOSES, M as _COMPILED_M  # noqa: E402
+
+DIAGNOSES.update(_COMPILED_DIAGNOSES)
+M.update(_COMPILED_M)
+CHECK_NAMES_ZH.update(_COMPILED_CHECKS)
