@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drills import get_spec
+from grader.reporting import compiled_report
 from grader.reporting import fusion_report
 from grader.reporting import limits_report
 from grader.reporting.i18n import DIAGNOSES, check_name, pick, t
@@ -35,6 +36,9 @@ def explain(v, lang: str) -> tuple[str, str]:
     limited = limits_report.what_and_fix(v, spec, lang, _fmt)  # a device's launch limits (grader/families/limits.py)
     if limited:
         return limited
+    lab = compiled_report.what_and_fix(v, spec, lang, _fmt)  # a compile lab (grader/families/compiled.py)
+    if lab:
+        return lab
     if cat == "hole":
         holes = d.get("holes", [])
         first = holes[0] if holes else {"name": v.hole, "line": v.line}
@@ -299,6 +303,7 @@ def render(v, lang: str) -> Group:
         parts.append(Text(f"  {t('also_seen', lang)}: {', '.join(v.others)}", style="dim"))
     parts.extend(fusion_report.render_parts(v, get_spec(v.drill), lang))
     parts.extend(limits_report.render_parts(v, get_spec(v.drill), lang))
+    parts.extend(compiled_report.render_parts(v, get_spec(v.drill), lang))
     if v.checks:
         table = Table(show_header=False, box=None, padding=(0, 1))
         for c in v.checks:
