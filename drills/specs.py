@@ -905,6 +905,7 @@ SPECS += [
             dynamic={0: (0,)},
             max_recompiles=0,
             blame=_GB_BLAME,
+            inputs_device="cpu",  # original_step round-trips through NumPy: CPU tensors on every machine
         ),
     ),
     DrillSpec(

@@ -94,6 +94,8 @@ class CompileLab:
     grad_mistakes: tuple = ()       # Mistake(...)s of the gradient: reference(*inputs_f64, grad_out) -> grads
     inductor_kernel: bool = False   # CUDA: Inductor's output code must launch the learner's own kernel
     source_lines: tuple = ()        # (category, regex): the line shown for a problem Dynamo names no line for
+    inputs_device: str = ""         # "cpu": the entry point gets CPU tensors on every machine (a NumPy round trip
+                                    # in the handed-out code); "": the grade's device
 
 
 @dataclass(frozen=True)

@@ -343,6 +343,7 @@ def grade(spec, module, entry, device: str, learner_file: str, lanes, recorder, 
 
     lab = spec.compile_lab
     interpreted = lanes is not None
+    where = lab.inputs_device or device  # the entry point's tensors
     started = time.perf_counter()
     out: dict = {"backend": lab.backend, "interpreted": interpreted}
     if interpreted and lab.op:
@@ -372,12 +373,12 @@ def grade(spec, module, entry, device: str, learner_file: str, lanes, recorder, 
     for size in spec.sizes:
         for seed in range(spec.seeds):
             gen = torch.Generator().manual_seed(seed * 2)
-            inputs = on(device, spec.make_inputs(size, gen))
+            inputs = on(where, spec.make_inputs(size, gen))
             first_inputs = first_inputs or inputs
             ev, _ = values_row(spec, learner_file, size, seed, "eager", entry, inputs)
             calls.append(ev)
     if lab.grad:  # at the first compiled shape: large enough to show a wrong formula in many elements
-        grad_inputs = on(device, spec.make_inputs((list(lab.shapes) or list(spec.sizes))[0],
+        grad_inputs = on(where, spec.make_inputs((list(lab.shapes) or list(spec.sizes))[0],
                                                   torch.Generator().manual_seed(5)))
         out["grad_eager"] = gradient_problem(lab, spec, entry, grad_inputs, learner_file)
     if lab.op and out["op"]["registered"]:
@@ -392,7 +393,7 @@ def grade(spec, module, entry, device: str, learner_file: str, lanes, recorder, 
     # 3. What Dynamo sees: graphs and breaks.
     shapes = list(lab.shapes) or list(spec.sizes)
     gen = torch.Generator().manual_seed(5)
-    probe_inputs = on(device, spec.make_inputs(shapes[0], gen))
+    probe_inputs = on(where, spec.make_inputs(shapes[0], gen))
     breaks: list[dict] = []
     with DynamoLog() as log:
         dynamo.reset()
@@ -419,7 +420,7 @@ def grade(spec, module, entry, device: str, learner_file: str, lanes, recorder, 
     # 4. One compiled function over the shape sequence: fullgraph, compiles and recompiles, values, gradients.
     shapes_inputs = []
     for i, size in enumerate(shapes):
-        inputs = on(device, spec.make_inputs(size, torch.Generator().manual_seed(100 + i)))
+        inputs = on(where, spec.make_inputs(size, torch.Generator().manual_seed(100 + i)))
         shapes_inputs.append((size, inputs))
     done = compile_over(spec, entry, lab.backend, True, shapes_inputs, learner_file)
     full, rows, compiles, recompiles = done["full"], done["rows"], done["compiles"], done["recompiles"]
