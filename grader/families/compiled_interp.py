@@ -2,8 +2,10 @@
 
 On a GPU, `wrap_triton(kernel)` turns a launch into a higher-order op that FakeTensor tracing records without running
 it. Under TRITON_INTERPRET=1, `@triton.jit` returns an InterpretedFunction and torch's wrap_triton hands it back
-unwrapped (torch 2.13: `_is_interpreted_triton_kernel`), so tracing would run the interpreter on FakeTensors. Here:
+unwrapped (torch 2.13) or refuses it (torch 2.11), so tracing would run the interpreter on FakeTensors. Here:
 
+- torch's wrap_triton, as the learner's module and torch.library see it, accepts an interpreted kernel (torch 2.11
+  refuses one) and marks it;
 - a kernel that went through wrap_triton and is launched on FakeTensors does nothing, which is what the
   higher-order op's fake rule does (the outputs were already allocated by torch ops, with the right metadata);
 - a kernel launched on FakeTensors without wrap_triton fails as it does on a GPU (a FakeTensor has no data pointer);
@@ -23,16 +25,52 @@ class UnwrappedLaunch(RuntimeError):
     """A Triton kernel launched on FakeTensors: torch's tracing reached a raw kernel call."""
 
 
-def install() -> list[str]:
+def install(module=None) -> list[str]:
     import torch
-    missing = []
     try:
         from triton.runtime.interpreter import InterpretedFunction
         from torch._subclasses.fake_tensor import is_fake
     except ImportError as e:
         return [f"interpreter or FakeTensor: {e}"]
-    if getattr(InterpretedFunction.run, "_drill_patched", False):
-        return []
+    missing = []
+    if not getattr(InterpretedFunction.run, "_drill_patched", False):
+        patch_run(InterpretedFunction, is_fake)
+
+    # wrap_triton: torch 2.13 hands an interpreted kernel back as it is, torch 2.11 refuses it ("wrap_triton only
+    # works on functions annotated with triton.jit"). Both: the learner's wrap_triton marks it and hands it back.
+    import torch.library as library
+    original_wrap = getattr(library, "wrap_triton", None)
+    original_wrap = getattr(original_wrap, "_drill_original", original_wrap)
+    if original_wrap is None:
+        missing.append("torch.library.wrap_triton")
+    else:
+        def wrap_triton(kernel, /):
+            inner = kernel
+            while not isinstance(inner, InterpretedFunction) and hasattr(inner, "fn") and inner is not inner.fn:
+                inner = inner.fn  # @triton.autotune / @triton.heuristics around an interpreted kernel
+            if isinstance(inner, InterpretedFunction):
+                setattr(inner, WRAPPED, True)
+                return kernel
+            return original_wrap(kernel)
+
+        wrap_triton._drill_original = original_wrap
+        library.wrap_triton = wrap_triton
+        if module is not None:  # `from torch.library import wrap_triton` bound the original at import
+            for name, value in list(vars(module).items()):
+                if value is original_wrap:
+                    setattr(module, name, wrap_triton)
+    try:
+        import torch.export._trace as export_trace
+        if not hasattr(export_trace, "custom_triton_ops_decomposition_disabled"):
+            raise AttributeError
+        export_trace.custom_triton_ops_decomposition_disabled = lambda: True
+    except (ImportError, AttributeError):
+        missing.append("torch.export._trace.custom_triton_ops_decomposition_disabled")
+    return missing
+
+
+def patch_run(InterpretedFunction, is_fake) -> None:
+    import torch
     original_run = InterpretedFunction.run
 
     def run(self, *args, **kwargs):
@@ -47,25 +85,3 @@ def install() -> list[str]:
 
     run._drill_patched = True
     InterpretedFunction.run = run
-
-    try:
-        import torch._library.triton as lt
-        original_is = lt._is_interpreted_triton_kernel
-
-        def is_interpreted(kernel):  # wrap_triton asks this of every kernel it wraps: remember the answer
-            yes = original_is(kernel)
-            if yes:
-                setattr(kernel, WRAPPED, True)
-            return yes
-
-        lt._is_interpreted_triton_kernel = is_interpreted
-    except (ImportError, AttributeError):
-        missing.append("torch._library.triton._is_interpreted_triton_kernel (wrap_triton of an interpreted kernel)")
-    try:
-        import torch.export._trace as export_trace
-        if not hasattr(export_trace, "custom_triton_ops_decomposition_disabled"):
-            raise AttributeError
-        export_trace.custom_triton_ops_decomposition_disabled = lambda: True
-    except (ImportError, AttributeError):
-        missing.append("torch.export._trace.custom_triton_ops_decomposition_disabled")
-    return missing
