@@ -25,6 +25,9 @@ OPCHECK_BLAME = {
     "test_aot_dispatch_dynamic": ("wrap", "fake"),
 }
 
+# mark_dynamic on a dim the code then specialises: Dynamo raises this instead of recompiling for every size.
+SPECIALIZED = "ConstraintViolationError"
+
 # The order a verdict names problems in when several are seen (the first one is the fix to make first).
 ORDER = ("registration", "wrap", "fake", "graph-break", "recompile", "autograd", "compiled-values", "inductor")
 
@@ -393,12 +396,11 @@ def grade(spec, module, entry, device: str, learner_file: str, lanes, recorder, 
         out["seconds"] = round(time.perf_counter() - started, 2)
         return {"calls": calls, "compile": out}
 
-    # 3. What Dynamo sees: graphs and breaks.
+    # 3. One compiled function over the shape sequence: fullgraph, compiles and recompiles, values, gradients.
     shapes = list(lab.shapes) or list(spec.sizes)
     gen = torch.Generator().manual_seed(5)
     probe_inputs = on(where, spec.make_inputs(shapes[0], gen))
     breaks: list[dict] = []
-    # 3. One compiled function over the shape sequence: fullgraph, compiles and recompiles, values, gradients.
     shapes_inputs = []
     for i, size in enumerate(shapes):
         inputs = on(where, spec.make_inputs(size, torch.Generator().manual_seed(100 + i)))
@@ -434,7 +436,7 @@ def grade(spec, module, entry, device: str, learner_file: str, lanes, recorder, 
         # Two shapes show every recompile cause a second call can show (a guard on a size, on a growing list).
         again = compile_over(spec, entry, "eager", False, shapes_inputs[:2], learner_file, strict=False)
         compiles, recompiles = again["compiles"], distinct(again["recompiles"])
-        if full.get("line") and not any(x["line"] == full["line"] for x in breaks):
+        if full.get("line") and full.get("type") != SPECIALIZED and not any(x["line"] == full["line"] for x in breaks):
             reason, explanation = reason_lines(full.get("message", ""))
             breaks.append({"reason": reason, "explanation": explanation, "line": full["line"],
                            "category": blame(full.get("message", ""), lab.blame)})
@@ -478,7 +480,12 @@ def problems(c: dict, lab) -> list[dict]:
         found.append({"category": "graph-break", "hole": b.get("category"), "reason": b["reason"],
                       "line": b.get("line")})
     full = c.get("fullgraph") or {}
-    if not full.get("ok", True) and not c.get("breaks"):
+    if full.get("type") == SPECIALIZED:  # a dim marked dynamic that the code turned into a constant
+        said = next((ln.strip(" -") for ln in (full.get("message") or "").splitlines() if "You marked" in ln),
+                    full.get("reason"))
+        found.append({"category": "recompile", "hole": blame(full.get("message", ""), lab.blame if lab else ()),
+                      "reason": said, "code": "", "line": full.get("line"), "specialized": True})
+    elif not full.get("ok", True) and not c.get("breaks"):
         found.append({"category": "graph-break", "hole": blame(full.get("reason", "") + full.get("message", ""),
                                                                lab.blame if lab else ()),
                       "reason": full.get("reason"), "line": full.get("line"), "fullgraph": True})
