@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -43,9 +44,11 @@ def import_floor() -> float:
     return round(time.perf_counter() - t0, 2)
 
 
-def files():
+def files(references_only: bool = False):
     for lab in LABS:
         yield ROOT / "solutions" / f"{lab}.py", "pass", None
+        if references_only:
+            continue
         for path in sorted((ROOT / "tests" / "submissions").glob(f"*/{lab}_*.py")):
             text = path.read_text(encoding="utf-8")
             hole = re.search(r"^# hole: (\S+)", text, re.M)
@@ -56,13 +59,14 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="auto")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--references", action="store_true", help="grade the two reference solutions only")
     a = ap.parse_args()
     from grader.run import runner
 
-    report = {"apis": api_table(), "import_floor_s": import_floor(), "files": []}
-    print(json.dumps(report["apis"], indent=1), f"\nimport torch, triton: {report['import_floor_s']} s", flush=True)
+    report = {"apis": api_table(), "import_floor_s": import_floor(), "load": os.getloadavg(), "files": []}
+    print(json.dumps(report["apis"], indent=1), f"\nimport torch, triton: {report['import_floor_s']} s; load average {report['load']}", flush=True)
     bad = 0
-    for path, expected, hole in files():
+    for path, expected, hole in files(a.references):
         v = runner.grade(path, device=a.device)
         got = "pass" if v.passed else v.diagnosis
         ok = got == expected and (hole is None or v.hole == hole)
