@@ -111,9 +111,12 @@ def parse_break(msg: str, learner_file: str) -> dict | None:
     return {"reason": reason, "explanation": explanation, "line": learner_lineno(msg, learner_file)}
 
 
-def parse_recompile(msg: str, learner_file: str) -> dict:
-    """`Recompiling function f in F:L / triggered by the following guard failure(s): - 0/0: GUARD  # code  # F:N`."""
-    guard = next((ln.strip()[2:].strip() for ln in msg.splitlines() if re.match(r"\s*- \d+/\d+:", ln)), "")
+def parse_recompile(msg: str, learner_file: str, patterns=()) -> dict:
+    """`Recompiling function f in F:L / triggered by the following guard failure(s): - 0/0: GUARD  # code  # F:N`.
+    Of several failed guards, the first that `patterns` blame (a size mismatch often comes first, the cause later)."""
+    guards = [ln.strip()[2:].strip() for ln in msg.splitlines() if re.match(r"\s*- \d+/\d+:", ln)]
+    guard = next((g for g in guards if blame(g, patterns)), guards[0] if guards else "")
+    raw = guard
     code = ""
     if "#" in guard:
         guard, _, rest = guard.partition("#")
@@ -121,14 +124,14 @@ def parse_recompile(msg: str, learner_file: str) -> dict:
         guard = guard.strip()
     guard = re.sub(r"^\d+/\d+:\s*", "", guard)
     line = None
+    # The guard's comment names the source as a path cut at the front: "... # mp/x/file.py:33 in step".
+    for path, n in re.findall(r"(\S+):(\d+) in \w+", raw):
+        if learner_file.endswith(path.lstrip(".")):
+            line = int(n)
+            break
     m = re.search(r'File "' + re.escape(learner_file) + r'", line (\d+)', msg)
-    if m:
+    if line is None and m:
         line = int(m.group(1))
-    else:  # the guard's comment names the source as a path cut at the front: "... # mp/x/file.py:33 in step"
-        for path, n in re.findall(r"(\S+):(\d+) in \w+", msg):
-            if learner_file.endswith(path.lstrip(".")):
-                line = int(n)
-                break
     return {"reason": guard[:300] or first_line(msg), "code": code[:200], "line": line}
 
 
@@ -332,7 +335,7 @@ def compile_over(spec, entry, backend, fullgraph, shapes_inputs, learner_file, s
                     break
             rows.append(ev)
         compiles = int(counters["stats"].get("unique_graphs", 0))
-        recompiles = [parse_recompile(m, learner_file) for m in log.recompiles]
+        recompiles = [parse_recompile(m, learner_file, lab.blame) for m in log.recompiles]
     for r in recompiles:
         r["category"] = blame(r["reason"] + " " + r.get("code", ""), lab.blame)
     return {"full": full, "rows": rows, "compiles": compiles, "recompiles": recompiles, "logged": log.breaks,
@@ -407,34 +410,36 @@ def grade(spec, module, entry, device: str, learner_file: str, lanes, recorder, 
         shapes_inputs.append((size, inputs))
     done = compile_over(spec, entry, lab.backend, True, shapes_inputs, learner_file)
     full, rows, compiles, recompiles = done["full"], done["rows"], done["compiles"], done["recompiles"]
-    out["graphs"], out["graph_breaks"], out["breaks"] = 1, 0, []  # fullgraph=True held: one graph per compile
+    # What Dynamo sees in a default compile (torch._dynamo.explain): graphs, breaks, reasons. Always run: on torch 2.13
+    # fullgraph=True captures torch.nonzero as an unbacked size where the default compile breaks the graph there.
+    out["graphs"], out["graph_breaks"] = None, None
+    with DynamoLog() as log:
+        dynamo.reset()
+        try:
+            explained = dynamo.explain(entry)(*probe_inputs)
+            out["graphs"] = explained.graph_count
+            out["graph_breaks"] = explained.graph_break_count
+            for r in explained.break_reasons:
+                stack = [f for f in (getattr(r, "user_stack", None) or []) if f.filename == learner_file]
+                reason, explanation = reason_lines(r.reason)
+                breaks.append({"reason": reason, "explanation": explanation,
+                               "line": stack[-1].lineno if stack else None})
+        except BaseException as e:  # noqa: BLE001 - explain itself failed on the learner's code
+            out["explain_error"] = {"type": type(e).__name__, "message": first_line(e),
+                                    "line": exception_line(e, learner_file)}
+        for msg in log.breaks:
+            b = parse_break(msg, learner_file)
+            if b and not any(x["line"] == b["line"] and x["line"] is not None for x in breaks):
+                breaks.append(b)
+    for b in breaks:
+        b["category"] = blame(b["reason"] + " " + b.get("explanation", ""), lab.blame)
+    out["breaks"] = sorted(breaks, key=lambda b: (b["line"] is None, b["line"] or 0))
     if not full["ok"]:
-        # 4. What Dynamo sees: graphs and breaks (torch._dynamo.explain), only where fullgraph failed.
-        with DynamoLog() as log:
-            dynamo.reset()
-            try:
-                explained = dynamo.explain(entry)(*probe_inputs)
-                out["graphs"] = explained.graph_count
-                out["graph_breaks"] = explained.graph_break_count
-                for r in explained.break_reasons:
-                    stack = [f for f in (getattr(r, "user_stack", None) or []) if f.filename == learner_file]
-                    reason, explanation = reason_lines(r.reason)
-                    breaks.append({"reason": reason, "explanation": explanation,
-                                   "line": stack[-1].lineno if stack else None})
-            except BaseException as e:  # noqa: BLE001 - explain itself failed on the learner's code
-                out["explain_error"] = {"type": type(e).__name__, "message": first_line(e),
-                                        "line": exception_line(e, learner_file)}
-            for msg in log.breaks:
-                b = parse_break(msg, learner_file)
-                if b and not any(x["line"] == b["line"] and x["line"] is not None for x in breaks):
-                    breaks.append(b)
-        for b in breaks:
-            b["category"] = blame(b["reason"] + " " + b.get("explanation", ""), lab.blame)
-        out["breaks"] = sorted(breaks, key=lambda b: (b["line"] is None, b["line"] or 0))
         # fullgraph stopped at the first break: compile again allowing breaks (backend "eager": no AOT work), so
         # every break is logged with its line, and the recompiles behind the breaks are counted too.
-        # Two shapes show every recompile cause a second call can show (a guard on a size, on a growing list).
-        again = compile_over(spec, entry, "eager", False, shapes_inputs[:2], learner_file, strict=False)
+        # Three shapes: the second call often fails on the size alone (then it becomes dynamic), the third shows the
+        # guards behind it (a growing list, a branch on the size).
+        again = compile_over(spec, entry, "eager", False, shapes_inputs[:3], learner_file, strict=False)
         compiles, recompiles = again["compiles"], distinct(again["recompiles"])
         if full.get("line") and full.get("type") != SPECIALIZED and not any(x["line"] == full["line"] for x in breaks):
             reason, explanation = reason_lines(full.get("message", ""))
