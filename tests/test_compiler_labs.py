@@ -47,7 +47,10 @@ def test_graph_break_report_quotes_dynamo_next_to_the_line(verdict_of):
     assert any("item()" in b["reason"] for b in c["breaks"])
     assert any("numpy" in b["reason"] for b in c["breaks"])
     assert {r["category"] for r in c["recompiles"]} >= {"branch", "history"}
-    text = "".join(seg.text for seg in render(v, "en").renderables if hasattr(seg, "text"))
+    from rich.console import Console
+    console = Console(record=True, width=300)
+    console.print(render(v, "en"))
+    text = console.export_text()
     assert "What Dynamo saw" in text and "Failed to trace builtin operator" in text
 
 
