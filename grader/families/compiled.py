@@ -440,7 +440,7 @@ def grade(spec, module, entry, device: str, learner_file: str, lanes, recorder, 
         # Three shapes: the second call often fails on the size alone (then it becomes dynamic), the third shows the
         # guards behind it (a growing list, a branch on the size).
         again = compile_over(spec, entry, "eager", False, shapes_inputs[:3], learner_file, strict=False)
-        compiles, recompiles = again["compiles"], distinct(again["recompiles"])
+        compiles, recompiles = again["compiles"], again["recompiles"]
         if full.get("line") and full.get("type") != SPECIALIZED and not any(x["line"] == full["line"] for x in breaks):
             reason, explanation = reason_lines(full.get("message", ""))
             breaks.append({"reason": reason, "explanation": explanation, "line": full["line"],
@@ -453,7 +453,8 @@ def grade(spec, module, entry, device: str, learner_file: str, lanes, recorder, 
         out["breaks"] = sorted(breaks, key=lambda b: (b["line"] is None, b["line"] or 0))
     out["fullgraph"] = full
     out["compiles"] = compiles
-    out["recompiles"] = recompiles
+    out["recompile_count"] = len(recompiles)  # every "Recompiling function" Dynamo logged
+    out["recompiles"] = distinct(recompiles)  # one per guard, blamed first
     out["shapes"] = [s if isinstance(s, int) else list(s) for s in shapes]
     out["compiled_wrong"] = [{"size": r["size"], "wrong": r.get("wrong"), "numel": r.get("numel"),
                               "category": r["category"]} for r in rows if r["category"]]
@@ -495,7 +496,7 @@ def problems(c: dict, lab) -> list[dict]:
                                                                lab.blame if lab else ()),
                       "reason": full.get("reason"), "line": full.get("line"), "fullgraph": True})
     recompiles = c.get("recompiles", [])
-    extra = max(0, len(recompiles) - (lab.max_recompiles if lab else 0))
+    extra = max(0, c.get("recompile_count", len(recompiles)) - (lab.max_recompiles if lab else 0))
     blamed = [r for r in recompiles if r.get("category")]  # the rest follow from them (a size a break fixed)
     for r in (blamed or recompiles)[:extra] if extra else []:
         found.append({"category": "recompile", "hole": r.get("category"), "reason": r["reason"],

@@ -53,7 +53,7 @@ def render_parts(v, spec, lang: str) -> list:
     parts = []
     breaks, recompiles = c.get("breaks") or [], [r for r in c.get("recompiles") or [] if r.get("category")] or \
         (c.get("recompiles") or [])
-    extra = max(0, len(c.get("recompiles") or []) - spec.compile_lab.max_recompiles)
+    extra = max(0, c.get("recompile_count", len(c.get("recompiles") or [])) - spec.compile_lab.max_recompiles)
     items = [t("compile_break", lang, line=b.get("line") or "?", reason=b["reason"],
                explanation=f" — {b['explanation']}" if b.get("explanation") else "") for b in breaks]
     if extra:
