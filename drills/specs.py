@@ -908,3 +908,116 @@ SPECS += [
         ),
     ),
 ]
+
+
+# -- compile labs: graded by what torch.compile itself reports (grader/families/compiled.py) -----------------------
+from grader.core.spec import CompileLab, Mistake  # noqa: E402
+
+GB_D, GB_H = 16, 8
+
+
+def _step_inputs(size, gen):
+    """x (B, 16), w (16, 8). Odd batches are small enough that max|x @ w| stays under 4 (the scaling is skipped),
+    even ones are not: both paths of the original's `if peak > 4.0` are graded."""
+    import torch
+    batch = size[0] if isinstance(size, (tuple, list)) else size
+    scale = 0.02 if batch % 2 else 1.0
+    x = torch.randn(batch, GB_D, generator=gen) * scale
+    w = torch.randn(GB_D, GB_H, generator=gen)
+    return x, w
+
+
+def _step_ref(x, w):
+    """original_step (drills/graph_breaks.py) in float64, without its print and its log list."""
+    import torch
+    h = x @ w
+    h = h * torch.clamp(4.0 / h.abs().amax(), max=1.0)
+    h = torch.where(h < 0, 0.5 * h, h).clamp(-1.0, 2.0)  # np.interp(h, [-2, 0, 2], [-1, 0, 2])
+    return h * (h.sum(dim=1) > 0).to(h.dtype)[:, None]
+
+
+# Dynamo's reason (or the guard it failed) -> the hole that causes it.
+_GB_BLAME = (
+    (r"\bprint\b", "print"),
+    (r"item\(\)|tolist|capture_scalar_outputs|[Dd]ata.dependent|Tensor\.item|\bpeak\b", "item"),
+    (r"numpy|np\.", "numpy"),
+    (r"[Dd]ynamic shape operator|nonzero|capture_dynamic_output_shape_ops", "nonzero"),
+    (r"HISTORY|len\(G\[|G\['HISTORY", "history"),
+    (r"Mod\(|%|size\(\)\[0\]|shape\[0\]|\bs\d+\b|L\['x'\]", "branch"),
+)
+
+
+def _add_relu_x2(x, y):
+    """torch.relu, not clamp_min: its gradient is PyTorch's relu gradient, 0 where x + y == 0 exactly."""
+    import torch
+    return 2 * torch.relu(x + y)
+
+
+def _add_relu_grads_wrong_sign(x, y, g):
+    d = -2 * g * ((x + y) > 0).to(g.dtype)
+    return d, d
+
+
+def _add_relu_grads_no_mask(x, y, g):
+    return 2 * g, 2 * g
+
+
+def _add_relu_grads_at_zero(x, y, g):
+    d = 2 * g * ((x + y) >= 0).to(g.dtype)
+    return d, d
+
+
+SPECS += [
+    DrillSpec(
+        name="graph-breaks",
+        entry="step",
+        signature="step(x: (B, 16) float32, w: (16, 8) float32) -> (B, 8) float32  # == original_step(x, w)",
+        holes=("print", "branch", "item", "numpy", "nonzero", "history"),
+        make_inputs=_step_inputs,
+        reference=_step_ref,
+        sizes=((1, GB_D), (7, GB_D), (24, GB_D), (33, GB_D), (64, GB_D)),
+        seeds=3,
+        family="compile",
+        timeout_s=90.0,
+        compile_lab=CompileLab(
+            backend="aot_eager",
+            shapes=((24, GB_D), (13, GB_D), (40, GB_D), (7, GB_D), (64, GB_D)),
+            dynamic={0: (0,)},
+            max_recompiles=0,
+            blame=_GB_BLAME,
+            inputs_device="cpu",  # original_step round-trips through NumPy: CPU tensors on every machine
+        ),
+    ),
+    DrillSpec(
+        name="custom-op",
+        entry="model",
+        signature="model(x, y) = drill::add_relu(x, y) * 2  # x, y float32 vectors; add_relu a triton_op",
+        holes=("registration", "fake", "wrap", "autograd"),
+        make_inputs=_two_vectors,
+        reference=_add_relu_x2,
+        sizes=(1, BLOCK - 1, BLOCK + 1, 12289),
+        seeds=2,
+        family="compile",
+        timeout_s=90.0,
+        compile_lab=CompileLab(
+            backend="aot_eager",
+            shapes=(1000, 4097, 12289),
+            dynamic={0: (0,), 1: (0,)},
+            max_recompiles=0,
+            op="drill::add_relu",
+            op_inputs=2,
+            op_reference=_add_relu,
+            grad=True,
+            grad_mistakes=(Mistake("gradient with the wrong sign", "autograd", _add_relu_grads_wrong_sign),
+                           Mistake("gradient without the relu's mask (x + y > 0)", "autograd",
+                                   _add_relu_grads_no_mask),
+                           Mistake("gradient 1 where x + y == 0 exactly (torch.relu's gradient is 0 there: mask "
+                                   "x + y > 0, not >= 0)", "autograd", _add_relu_grads_at_zero)),
+            inductor_kernel=True,
+            source_lines=(("registration", r"drill::add_relu|^def add_relu"), ("fake", r"custom_op|register_fake"),
+                          ("fake", r"^def add_relu"), ("wrap", r"\]\(x, y, out|\[grid\]|\[\("),
+                          ("autograd", r"^def backward"), ("autograd", r"register_autograd"),
+                          ("graph-break", r"^def model")),
+        ),
+    ),
+]

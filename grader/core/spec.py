@@ -87,6 +87,28 @@ class CompileOptions:
 
 
 @dataclass(frozen=True)
+class CompileLab:
+    """A drill graded by what torch.compile itself reports (grader/families/compiled.py): the entry point's values in
+    eager and compiled, `torch.compile(entry, fullgraph=True)` with `backend`, Dynamo's graph breaks
+    (`torch._dynamo.explain`) and its recompiles over `shapes` after marking `dynamic`, and, for a custom operator,
+    `torch.library.opcheck` and the gradient. Causes are named by matching Dynamo's own reason text (`blame`)."""
+    backend: str = "aot_eager"      # needs no C++ toolchain on CPU; "inductor" where the lab is about Inductor
+    shapes: Sequence = ()           # sizes (as make_inputs takes them) called in order on one compiled function
+    dynamic: dict = field(default_factory=dict)  # input index -> dims marked torch._dynamo.mark_dynamic first
+    max_recompiles: int = 0         # compiles beyond the first one allowed over `shapes`
+    blame: tuple = ()               # (regex over Dynamo's reason, category): a break or recompile -> the hole
+    op: str = ""                    # "ns::name": a custom operator the file must register (opcheck, fake, compile)
+    op_inputs: int = 0              # how many of make_inputs' tensors the op takes (the first ones)
+    op_reference: Callable | None = None  # float64 reference of the op: its kernel gets the usual Triton checks
+    grad: bool = False              # the gradient of every input (through eager and compiled) against the reference
+    grad_mistakes: tuple = ()       # Mistake(...)s of the gradient: reference(*inputs_f64, grad_out) -> grads
+    inductor_kernel: bool = False   # CUDA: Inductor's output code must launch the learner's own kernel
+    source_lines: tuple = ()        # (category, regex): the line shown for a problem Dynamo names no line for
+    inputs_device: str = ""         # "cpu": the entry point gets CPU tensors on every machine (a NumPy round trip
+                                    # in the handed-out code); "": the grade's device
+
+
+@dataclass(frozen=True)
 class DrillSpec:
     name: str
     entry: str                      # the function the learner's file must define
@@ -141,6 +163,7 @@ class DrillSpec:
     flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
     compile_options: CompileOptions | None = None  # `drill inductor`: mode and Inductor config (default: plain)
     grads: Any = None  # grader.families.training.GradCheck: also graded on the gradients after out.backward(dy)
+    compile_lab: CompileLab | None = None  # graded by Dynamo's reports, not by Triton calls (families/compiled.py)
 
     @property
     def two_d(self) -> bool:

@@ -618,3 +618,10 @@ CHECK_NAMES_ZH.update(_LIMITS_CHECKS)
 from grader.reporting.training_texts import CHECK_NAMES_ZH as _TRAINING_CHECKS  # noqa: E402
 
 CHECK_NAMES_ZH.update(_TRAINING_CHECKS)
+
+# Compile labs (grader/families/compiled.py): their own module, merged here.
+from grader.reporting.compiled_texts import CHECK_NAMES_ZH as _COMPILED_CHECKS, DIAGNOSES as _COMPILED_DIAGNOSES, M as _COMPILED_M  # noqa: E402
+
+DIAGNOSES.update(_COMPILED_DIAGNOSES)
+M.update(_COMPILED_M)
+CHECK_NAMES_ZH.update(_COMPILED_CHECKS)

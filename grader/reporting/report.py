@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drills import get_spec
+from grader.reporting import compiled_report
 from grader.reporting import fusion_report
 from grader.reporting import learner_output, limits_report
 from grader.reporting import training_report
@@ -48,6 +49,9 @@ def explain(v, lang: str) -> tuple[str, str]:
     limited = limits_report.what_and_fix(v, spec, lang, _fmt)  # a device's launch limits (grader/families/limits.py)
     if limited:
         return limited
+    lab = compiled_report.what_and_fix(v, spec, lang, _fmt)  # a compile lab (grader/families/compiled.py)
+    if lab:
+        return lab
     trained = training_report.what_and_fix(v, spec, lang, _fmt)  # gradients (grader/families/training.py)
     if trained:
         return trained
@@ -488,6 +492,7 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
     parts.extend(fusion_report.render_parts(v, get_spec(v.drill), lang))
     parts.extend(limits_report.render_parts(v, get_spec(v.drill), lang))
     parts.extend(training_report.render_parts(v, get_spec(v.drill), lang))
+    parts.extend(compiled_report.render_parts(v, get_spec(v.drill), lang))
     if v.checks:
         table = Table(show_header=False, box=None, padding=(0, 1))
         for c in v.checks:

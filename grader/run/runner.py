@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drills import get_spec
+from grader.families import compiled
 from grader.families import fusion
 from grader.families import limits
 from grader.run import worker
@@ -359,6 +360,7 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
             v.line = offsets_line(v.source_lines, v.focus.get("launches", [])) or v.line
         if v.diagnosis == "persistent" and v.line is None:
             v.line = loop_line(v.source_lines, v.focus.get("launches", []))
+    compiled.annotate(v, runs, spec)  # a compile lab: Dynamo's breaks, recompiles, opcheck (may fail a pass)
 
 
 def explain_cuda_death(v: Verdict, runs: list[ChildRun]) -> list[ChildRun]:
