@@ -64,7 +64,7 @@ def test_mock_with_a_review_round_scores_it_and_saves_the_planted_mistake(tmp_pa
     tasks, qs = M.prepare(tmp_path / "mock", ["vector-add"], [])
     clock = M.FakeClock()
     q = rq("softmax", "other-zero")
-    qs[:0] = review.mock_questions(empty_state(), 0, [], random.Random(0), 300)  # none asked for: none made
+    qs[:0] = M.review_questions(empty_state(), 0, [], random.Random(0), 300)  # none asked for: none made
     qs[:0] = [M.Question(cid=q.qid, text=q.text, answer=q.answer, rubric=q.rubric, kind="review", review=q,
                          drill=q.drill, seconds=300)]
     mock = M.Mock(tasks, qs, code_seconds=180, oral_seconds=60, clock=clock, grader=FakeGrader(clock),

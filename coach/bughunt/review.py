@@ -135,14 +135,6 @@ def record(state: dict, entry: dict, now: float) -> None:
     kinds[entry["planted"]["category"]] = kinds.get(entry["planted"]["category"], 0) + 1
 
 
-def mock_questions(state: dict, k: int, avoid: list[str], rng: random.Random, seconds: float) -> list:
-    """The mock's Question objects for K code-review questions."""
-    from coach.mock.interview import Question
-
-    return [Question(cid=q.qid, text=q.text, answer=q.answer, rubric=q.rubric, kind="review", review=q,
-                     drill=q.drill, seconds=seconds) for q in pick_reviews(state, k, avoid, rng)]
-
-
 def render_result(say, q, lang: str) -> None:
     """After a review answer: right or not, the line, the fix's points, then the planted mistake (the model answer)."""
     rq, score = q.review, q.score

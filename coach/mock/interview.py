@@ -536,3 +536,11 @@ class ScriptedInput:
             return EOF
         self.clock.advance(timeout)
         return None
+
+
+def review_questions(state: dict, k: int, avoid: list[str], rng, seconds: float) -> list[Question]:
+    """K code-review questions (coach/bughunt/review.py picks the planted kernels) as the mock's Questions."""
+    from coach.bughunt import review
+
+    return [Question(cid=q.qid, text=q.text, answer=q.answer, rubric=q.rubric, kind="review", review=q,
+                     drill=q.drill, seconds=seconds) for q in review.pick_reviews(state, k, avoid, rng)]

@@ -374,8 +374,8 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
     except M.MockError as e:
         err.print(f"drill: {e}")
         return 2
-    from coach.bughunt import review  # the code-review round: before the checkpoint questions
-    questions[:0] = review.mock_questions(state, reviews, names, random.Random(seed), review_seconds)
+    # the code-review round (coach/bughunt/review.py): before the checkpoint questions
+    questions[:0] = M.review_questions(state, reviews, names, random.Random(seed), review_seconds)
 
     def grader(path, drill):
         v = runner.grade(path, drill=drill, device=device)
