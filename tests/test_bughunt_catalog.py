@@ -31,8 +31,16 @@ def planted_files(tmp_path_factory, verdict_of):
     return files
 
 
+# Drills added on 2026-12-01 whose planted-mistake catalogs are not written yet: `drill start NAME --bug` says so
+# (test_start_bug_without_a_catalog_says_so). A drill added later must come with its catalog.
+NO_CATALOG_YET = {"decode-attention", "quant-matmul", "conv2d", "layernorm", "graph-breaks", "custom-op"}
+
+
 def test_catalog_has_bugs_for_every_drill():
+    assert {n for n in drills.names() if not catalog.bugs_for(n)} == NO_CATALOG_YET
     for name in drills.names():
+        if name in NO_CATALOG_YET:
+            continue
         bugs = catalog.bugs_for(name)
         assert len(bugs) >= 2, f"{name}: at least two bugs, so that none comes twice in a row"
         assert len({b.id for b in bugs}) == len(bugs), f"{name}: bug ids repeat"
@@ -94,3 +102,15 @@ def test_planted_file_fails_with_its_category(bug, planted_files, verdict_of):
     assert not v.passed, f"{bug.key}: the planted mistake passes"
     assert v.diagnosis == bug.category or v.diagnosis in bug.also_ok, \
         f"{bug.key}: expected {bug.category}, got {v.diagnosis} ({v.detail})"
+
+
+def test_start_bug_without_a_catalog_says_so(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import cli
+
+    monkeypatch.setenv("DRILL_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli.main, ["start", sorted(NO_CATALOG_YET)[0], "--bug"])
+    assert r.exit_code == 2 and "no planted mistakes yet" in r.output and "--bug works for: offsets" in r.output
+    assert "internal error" not in r.output and not list(tmp_path.glob("*.py"))

@@ -96,3 +96,8 @@ def test_the_timeout_counts_cpu_seconds_and_idle_time():
     assert runner.out_of_time(sleeping, timeout=20, started=t0)
     assert not runner.out_of_time(sleeping[:70], timeout=20, started=t0)  # idle, but not past the timeout yet
     assert runner.out_of_time([(t0 + 81, 1.0)], timeout=20, started=t0)  # the hard cap
+    # 16 threads of float64 reference work (a GPU host's torch): 4 CPU seconds each wall second, charged as 1
+    threaded = [(t0 + 0.25 * i, 1.0 * i) for i in range(1, 60)]  # 15 s of wall clock, 59 CPU seconds
+    assert not runner.out_of_time(threaded, timeout=20, started=t0)
+    assert runner.charged_seconds(threaded, t0) <= 15.0
+    assert runner.out_of_time(threaded + [(t0 + 0.25 * i, 1.0 * i) for i in range(60, 82)], timeout=20, started=t0)

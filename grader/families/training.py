@@ -103,6 +103,8 @@ class Backward:
         self.inputs64 = [t.detach() for t in as64]
         self.kwargs = kwargs
         self.dy = memory.place(dy, "grad_output dy")
+        from grader.watch.torch_watch import mark_data
+        mark_data(self.dy)  # torch computing with dy toward the gradients is a fallback, like with the inputs
         self.grads = None
         self.problem = None  # the output could not be differentiated, or the backward returned nothing for one
 

@@ -270,7 +270,10 @@ def dim_name(spec, role, dim: int) -> str:
 
 def axis_words(spec, d: dict, cat: str, lang: str):
     """(message key, format words) for an out-of-bounds access described per tile axis (grader.watch.access):
-    which dimension of which tensor went out of range, how far, and whether the access has a mask at all."""
+    which dimension of which tensor went out of range, how far, and whether the access has a mask at all. None for a
+    drill whose spec names no dims: "dim 0" is not the drill's word, and its category's own text is (offsets < n)."""
+    if not spec.dims:
+        return None
     viol = d["violation"]
     zh = lang == "zh"
     role = tensor_role(viol, d.get("out_shape"))

@@ -137,6 +137,17 @@ def child_cpu_seconds(pid: int | None) -> float | None:
         return None
 
 
+def charged_seconds(samples: list, started: float) -> float:
+    """The CPU seconds charged to a child: at most one core's worth per second of wall clock. A child whose torch runs
+    many threads (float64 references on a 16-core GPU host) or whose CUDA synchronisation spins would otherwise burn
+    through its timeout faster than the wall clock; a loaded machine still slows the charge, never speeds it."""
+    charged, prev_t, prev_c = 0.0, started, 0.0
+    for t, c in samples:
+        charged += min(max(c - prev_c, 0.0), max(t - prev_t, 0.0))
+        prev_t, prev_c = t, c
+    return charged
+
+
 def out_of_time(samples: list, timeout: float, started: float) -> bool:
     """A grade's timeout counts the child's CPU seconds, so that a loaded machine (the child waiting for a core)
     does not turn a verdict into `timeout`: the same file gets the same verdict at any load (docs/grader.md,
@@ -146,7 +157,7 @@ def out_of_time(samples: list, timeout: float, started: float) -> bool:
     wall = now - started
     if cpu is None:  # no /proc: the wall clock alone
         return wall >= timeout
-    if cpu >= timeout or wall >= HARD_FACTOR * timeout:
+    if charged_seconds(samples, started) >= timeout or wall >= HARD_FACTOR * timeout:
         return True
     if wall < timeout:
         return False
