@@ -38,8 +38,19 @@ def is_drills_own(filename: str, learner_file: str | None = None) -> bool:
     return path != (learner_file and os.path.realpath(learner_file)) and path.startswith(DRILL_DIRS)
 
 
+CUDA_FAULTS = ("illegal memory access", "misaligned address", "an illegal instruction", "unspecified launch failure")
+
+
+def is_cuda_fault(exc: BaseException) -> bool:
+    """A CUDA fault (an illegal address, say) is reported at whatever call synchronises next, often in drill's own
+    frames; it was caused by a kernel writing through a bad pointer, and only the learner's kernels do that."""
+    return any("CUDA error" in str(e) and any(f in str(e) for f in CUDA_FAULTS) for e in chain(exc))
+
+
 def drill_fault(exc: BaseException, learner_file: str | None = None) -> dict | None:
     """None when the exception is the learner's; else what an internal error shows and asks to report."""
+    if is_cuda_fault(exc):
+        return None
     for e in chain(exc):
         if isinstance(getattr(e, "fault", None), dict):  # InternalError: drill already described it
             return e.fault

@@ -98,7 +98,7 @@ class Backward:
         gen = torch.Generator().manual_seed(9173 + seed)
         make = check.grad_output or default_grad_output
         dy = make(tuple(y64.shape), inputs[0].dtype, gen)
-        self.dy64 = dy.double()
+        self.dy64 = dy.double().to(y64.device)  # dy is drawn on the CPU (one generator everywhere)
         self.refs = torch.autograd.grad(y64, leaves64, self.dy64, allow_unused=True)
         self.inputs64 = [t.detach() for t in as64]
         self.kwargs = kwargs

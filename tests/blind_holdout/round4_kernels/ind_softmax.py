@@ -1,0 +1,45 @@
+# drill: softmax
+import torch
+import triton
+import triton.language as tl
+
+from torch._inductor.runtime import triton_helpers
+from torch._inductor.runtime.triton_helpers import math as tl_math
+
+
+@triton.jit
+def triton_per_fused__softmax_0(in_ptr0, out_ptr2, xnumel, r0_numel, XBLOCK : tl.constexpr, R0_BLOCK : tl.constexpr):
+    rnumel = r0_numel
+    RBLOCK: tl.constexpr = R0_BLOCK
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    r0_index = tl.arange(0, R0_BLOCK)[None, :]
+    r0_offset = 0
+    r0_mask = r0_index < r0_numel
+    roffset = r0_offset
+    rindex = r0_index
+    r0_1 = r0_index
+    x0 = xindex
+    tmp0 = tl.load(in_ptr0 + (r0_1 + r0_numel*x0), r0_mask & xmask, other=0.0)
+    tmp1 = tl.broadcast_to(tmp0, [XBLOCK, R0_BLOCK])
+    tmp3 = tl.where(r0_mask & xmask, tmp1, float("-inf"))
+    tmp4 = triton_helpers.max2(tmp3, 1)[:, None]
+    tmp5 = tmp0 - tmp4
+    tmp6 = tl_math.exp(tmp5)
+    tmp7 = tl.broadcast_to(tmp6, [XBLOCK, R0_BLOCK])
+    tmp9 = tl.where(r0_mask & xmask, tmp7, 0)
+    tmp10 = tl.sum(tmp9, 1)[:, None]
+    tmp11 = tmp6 / tmp10
+    tl.store(out_ptr2 + (r0_1 + r0_numel*x0), tmp11, r0_mask & xmask)
+
+
+def softmax(x: torch.Tensor) -> torch.Tensor:
+    xnumel, r0_numel = x.shape
+    x = x.contiguous()
+    buf2 = torch.empty_strided((xnumel, r0_numel), (r0_numel, 1), device=x.device, dtype=torch.float32)
+    R0_BLOCK = triton.next_power_of_2(r0_numel)
+    XBLOCK = 1 if R0_BLOCK >= 2048 else 8
+    grid = (triton.cdiv(xnumel, XBLOCK), 1, 1)
+    triton_per_fused__softmax_0[grid](x, buf2, xnumel, r0_numel, XBLOCK=XBLOCK, R0_BLOCK=R0_BLOCK, num_warps=8)
+    return buf2
