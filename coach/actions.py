@@ -124,13 +124,14 @@ def start(name: str, path: Path | None, force: bool, lang: str, bug: bool = Fals
     text = spec.skeleton_path.read_text(encoding="utf-8")
     if bug:  # a complete kernel with one planted mistake (coach/bughunt); the marker goes to the state
         from coach.bughunt import catalog as bug_catalog, flow as bug_flow
-        if not bug_catalog.bugs_for(spec.name):  # a drill whose planted-mistake catalog is not written yet
-            have = ", ".join(n for n in drills.names() if bug_catalog.bugs_for(n))
-            raise DrillError({"en": f"{spec.name} has no planted mistakes yet (drills/bugs/); --bug works for: {have}",
-                              "zh": f"{spec.name} 还没有埋好的错误（drills/bugs/）；--bug 可用于：{have}"}, lang=lang)
         try:
             planted = bug_flow.choose_bug(spec.name)
-        except (bug_catalog.CatalogError, KeyError) as e:
+        except KeyError:  # the drill's planted-mistake catalog is not written yet (hunts.choose)
+            have = ", ".join(n for n in drills.names() if bug_catalog.bugs_for(n))
+            raise DrillError({"en": f"{spec.name} has no planted mistakes yet (drills/bugs/); --bug works for: {have}",
+                              "zh": f"{spec.name} 还没有埋好的错误（drills/bugs/）；--bug 可用于：{have}"},
+                             lang=lang) from None
+        except bug_catalog.CatalogError as e:
             raise DrillError({k: f"internal error, not your mistake: {e.args[0] if e.args else e}"
                               for k in ("en", "zh")}, lang=lang) from None
         text = planted.text

@@ -146,8 +146,8 @@ def explain(v, lang: str) -> tuple[str, str]:
         kw.update(**d["inputs"][0])
         if d.get("returned_input"):
             key = "input-returned"
-    elif cat in ("mask", spec.stride_category) and d.get("violation") and axis_words(spec, d, cat, lang):
-        key, words = axis_words(spec, d, cat, lang)
+    elif cat in ("mask", spec.stride_category) and d.get("violation") and (axis := axis_words(spec, d, cat, lang)):
+        key, words = axis
         kw.update(words)
     elif cat == "mask" and d.get("violation"):
         viol = d["violation"]
