@@ -139,3 +139,33 @@ def test_mock_can_hand_out_the_labs(tmp_path):
     tasks, _ = prepare(tmp_path, ["graph-breaks", "custom-op"], [])
     assert {p.name for p in tmp_path.iterdir()} >= {"graph_breaks.py", "custom_op.py"}
     assert len(tasks) == 2
+
+
+def test_a_compiled_kernel_refuses_fake_tensors_before_it_launches():
+    """On a GPU a raw launch on FakeTensors reads address 0 and kills the CUDA context (custom_op_no_wrap was
+    `internal` on the H200); the guard raises the learner's UnwrappedLaunch instead, as the interpreter path does."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensorMode, is_fake
+
+    from grader.families.compiled_interp import WRAPPED, UnwrappedLaunch, patch_run
+
+    class Kernel:  # stands in for JITFunction: patch_run wraps whatever class has `run`
+        launched = 0
+
+        def __init__(self):
+            self.fn = lambda: None
+
+        def run(self, *args, **kwargs):
+            Kernel.launched += 1
+
+    patch_run(Kernel, is_fake)
+    kernel = Kernel()
+    with FakeTensorMode():
+        fake = torch.empty(8)
+    with pytest.raises(UnwrappedLaunch, match="wrap_triton"):
+        kernel.run(fake, 8, grid=(1,))
+    assert Kernel.launched == 0
+    kernel.run(torch.empty(8), 8, grid=(1,))  # real tensors launch
+    setattr(kernel, WRAPPED, True)
+    kernel.run(fake, 8, grid=(1,))  # marked by wrap_triton: the fake rule, no launch
+    assert Kernel.launched == 1

@@ -13,6 +13,10 @@ unwrapped (torch 2.13) or refuses it (torch 2.11), so tracing would run the inte
   decomposes; in the interpreter the launch could not be traced), so its real tensors reach the interpreter at run
   time and every lane is still checked there.
 
+On a GPU the same raw launch is not refused: torch 2.11 warns ("Accessing the data pointer of FakeTensor is
+deprecated") and launches the kernel on address 0, and the illegal memory access poisons the CUDA context for the rest
+of the grade. `guard_compiled()` makes a compiled kernel refuse FakeTensors the same way, before anything launches.
+
 Private torch API, version-dependent: `install()` returns what it could not patch; the caller reports that as
 drill's own limitation, never as the learner's mistake.
 """
@@ -69,7 +73,20 @@ def install(module=None) -> list[str]:
     return missing
 
 
+def guard_compiled() -> list[str]:
+    """GPU grades: a compiled Triton kernel launched on FakeTensors raises UnwrappedLaunch instead of launching."""
+    try:
+        from triton.runtime.jit import JITFunction
+        from torch._subclasses.fake_tensor import is_fake
+    except ImportError as e:
+        return [f"JITFunction or FakeTensor: {e}"]
+    if not getattr(JITFunction.run, "_drill_patched", False):
+        patch_run(JITFunction, is_fake)
+    return []
+
+
 def patch_run(InterpretedFunction, is_fake) -> None:
+    """Make `InterpretedFunction.run` (or `JITFunction.run`) refuse FakeTensor arguments unless wrap_triton marked it."""
     import torch
     original_run = InterpretedFunction.run
 

@@ -318,8 +318,13 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                           "error_ratio": ev.get("error_ratio")}
     if cap is not None and ev.get("duplicates"):  # right values, but some tiles stored more than once
         return "persistent", {"duplicates": ev["duplicates"], "numel": numel, "cap": cap}
-    waste = wasted_work(ev, cap)
+    waste = wasted_work(ev, cap, rules.get("idle_factor") or IDLE_FACTOR)
     if waste:
+        tune = rules.get("autotune")
+        if tune is not None and waste["wasted"] == "idle":  # idle because the grid ignores the tuned BLOCK
+            problem = grid_not_from_meta(launches, numel)
+            if problem:
+                return "autotune", {**tune, "problem": problem}
         return "grid", waste
     if ev.get("duplicates") and not ev.get("duplicates_at_edge"):
         # right values, but tiles overlap: programs store each other's elements. Duplicates only on the last
@@ -343,9 +348,12 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
 
 
 IDLE_FACTOR = 4  # idle programs beyond this many times the working ones (and beyond a small grid) are waste
+# Where the learner writes the grid (a `grid` hole), the grid is the lesson: one idle program per working one
+# (2 x cdiv) is already the mistake. Elsewhere idle programs can be the design (a split-KV launch's empty splits).
+GRID_HOLE_IDLE_FACTOR = 0.5
 
 
-def wasted_work(ev: dict, cap: int | None) -> dict | None:
+def wasted_work(ev: dict, cap: int | None, idle_factor: float = IDLE_FACTOR) -> dict | None:
     """Right values from a grid far larger than the work: programs that repeat another's tile exactly, programs that
     store nothing, or tiles so overlapping that the launch covers several times the output. Interpreter evidence."""
     work, numel = ev.get("work"), ev.get("numel") or 0
@@ -355,7 +363,7 @@ def wasted_work(ev: dict, cap: int | None) -> dict | None:
               "repeats": work["repeats"], "distinct": work["distinct"], "numel": numel, "kernel": work["kernel"]}
     if work["repeats"]:
         return {**detail, "wasted": "repeats"}
-    if work["idle"] > IDLE_FACTOR * max(work["working"], 8) and (cap is None or work["programs"] > cap):
+    if work["idle"] > idle_factor * max(work["working"], 8) and (cap is None or work["programs"] > cap):
         return {**detail, "wasted": "idle"}
     tiles = max((l.get("programs") or 0) * (l.get("tile_elems") or l.get("block") or 0)
                 for l in ev.get("launches", [])) if ev.get("launches") else 0

@@ -157,6 +157,9 @@ def grade(a, interpreted: bool, started: float) -> dict:
     rules = {"value_category": spec.value_category, "masked_other": spec.masked_other,
              "index_category": spec.oob_category, "input_categories": spec.input_categories,
              "stride_category": spec.stride_category}
+    if "grid" in spec.holes:  # the learner writes the grid: idle programs are judged strictly
+        from grader.judge.diagnose import GRID_HOLE_IDLE_FACTOR
+        rules["idle_factor"] = GRID_HOLE_IDLE_FACTOR
     if spec.max_programs is not None:
         rules["max_programs"] = spec.max_programs
         if a.device == "cuda" and spec.max_programs_per_sm:
