@@ -164,6 +164,9 @@ class DrillSpec:
     compile_options: CompileOptions | None = None  # `drill inductor`: mode and Inductor config (default: plain)
     grads: Any = None  # grader.families.training.GradCheck: also graded on the gradients after out.backward(dy)
     compile_lab: CompileLab | None = None  # graded by Dynamo's reports, not by Triton calls (families/compiled.py)
+    # family name -> its settings, for a family with no field above: turns on grader/families/<name>.py, whose
+    # `applies` or hooks read the settings (grader/families/registry.py)
+    rules: dict = field(default_factory=dict)
 
     @property
     def two_d(self) -> bool:

@@ -18,6 +18,12 @@ from collections import Counter
 
 TRITON_DEFAULT_WARPS = 4  # what a launch without num_warps= gets (Triton 3.5-3.9)
 CHECK_NAME = "launches within the device's limits"
+ORDER = 20  # grader/families/registry.py: after fusion's launch count, before training and the compile labs
+
+
+def applies(spec) -> bool:
+    """A device with launch limits (spec.device_limits) or a heuristic checked as a pure function (spec.contract)."""
+    return spec.device_limits is not None or spec.contract is not None
 
 
 # -- the rules ------------------------------------------------------------------------------------------------------
@@ -63,6 +69,7 @@ def rules(spec) -> dict:
     if spec.contract is not None:
         out["launch_fields"] = {k: list(v) for k, v in spec.contract.launch_fields.items()}
         out["contract_function"] = spec.contract.function
+    out["refuse_launch"] = refused_launch  # diagnose.classify asks it first, before any other launch problem
     return out
 
 
@@ -366,3 +373,20 @@ def annotate(v, calls: list[dict], runs, spec) -> None:
     v.device_limits = {"device": lim.name, "max_programs": lim.max_programs, "max_warps": lim.max_warps,
                        "min_block": lim.min_block, "max_block": lim.max_block, "contract": contract,
                        "timing": timing}
+
+
+# -- the registry's hooks (grader/families/registry.py) ---------------------------------------------------------------
+
+launch_rules = rules
+before_classify = expect_launch
+
+
+def call_line(detail: dict) -> int | None:
+    """The line a refused launch or a broken heuristic names (the line that chose it)."""
+    return detail["line"] if owns(detail) and detail.get("line") else None
+
+
+def cuda_info(spec, entry, learner_file: str) -> dict:
+    """CUDA, every call passed: the capped-vs-uncapped timing, shown in the report (never a verdict)."""
+    return {"limits_timing": cuda_timing(spec, entry, learner_file)} if spec.device_limits is not None else {}
+

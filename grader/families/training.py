@@ -265,3 +265,27 @@ def classify(ev: dict, category: str | None, detail: dict, check: GradCheck | No
             category = check.value_categories[ev["grad_of"]]
         detail = dict(detail or {}, grad_of=ev["grad_of"])
     return category, detail
+
+
+# -- the registry's hooks (grader/families/registry.py) ---------------------------------------------------------------
+
+ORDER = 30
+CHECK_ROW = ("backward through autograd, partial sums without a race", ("autograd", "race"))
+
+
+def applies(spec) -> bool:
+    return getattr(spec, "grads", None) is not None
+
+
+def call_extension(spec, inputs, guarded, names, memory, seed: int, kwargs: dict) -> Backward:
+    """Before the call: dy and the float64 gradients; the child runs and judges it (module docstring)."""
+    return Backward(spec.grads, spec.reference, inputs, guarded, names, memory, seed, kwargs)
+
+
+def after_classify(ev: dict, spec) -> tuple[str | None, dict]:
+    return classify(ev, ev["category"], ev["detail"], spec.grads, spec.value_category)
+
+
+def check_rows(spec) -> list[tuple]:
+    return [CHECK_ROW]
+
