@@ -108,6 +108,43 @@ class CompileLab:
                                     # in the handed-out code); "": the grade's device
 
 
+# The dtype a gradient must have: its input's (autograd itself refuses another, so a wrong one is a hard error there).
+GRAD_TOLERANCE = {
+    "float32": (1e-5, 1e-6),
+    "float16": (2e-3, 2e-3),   # atol x error_scale: partial sums kept in fp16 (Triton tutorial 05) round once per add
+    "bfloat16": (1.6e-2, 1.6e-2),
+}
+
+
+@dataclass(frozen=True)
+class GradMistake:
+    """A known wrong gradient, as data: when `tensor`'s gradient matches `reference` instead of the true one, the
+    diagnosis is `category`. `reference(*inputs_f64, dy=dy_f64, launches=[launch records], **kwargs)` returns the
+    wrong gradient (or a list of candidates: any one matching names the mistake), or None where it does not apply."""
+    name: str                       # shown in the report: "dx without the mean(dy * w) term"
+    category: str
+    tensor: str                     # "x.grad", "weight.grad", ...
+    reference: Callable
+
+
+@dataclass(frozen=True)
+class GradCheck:
+    wrt: tuple                      # the entry's argument names whose gradients are checked, e.g. ("x", "weight")
+    # (output_shape, dtype, generator) -> dy; default: normal values (a 0-dim loss gets a random scale, so a
+    # backward that ignores its grad_output is seen)
+    grad_output: Callable | None = None
+    # (name, inputs_f64, dy_f64) -> a tensor like the gradient: atol is relative to it (dW sums M rows)
+    error_scale: Callable | None = None
+    tolerance: dict = field(default_factory=dict)  # dtype name -> (rtol, atol), else GRAD_TOLERANCE
+    mistakes: tuple = ()            # GradMistake(...)s, checked in order when a gradient is wrong
+    race_category: str = "race"     # what non-atomic stores of two programs to one scratch element are called
+    # gradient name -> what a plain values failure in it means (x.grad -> dx); default: the spec's value_category
+    value_categories: dict = field(default_factory=dict)
+
+    def tolerance_for(self, dtype_name: str) -> tuple[float, float]:
+        return self.tolerance.get(dtype_name, GRAD_TOLERANCE.get(dtype_name, (1e-5, 1e-6)))
+
+
 @dataclass(frozen=True)
 class DrillSpec:
     name: str
@@ -162,7 +199,7 @@ class DrillSpec:
     mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
     flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
     compile_options: CompileOptions | None = None  # `drill inductor`: mode and Inductor config (default: plain)
-    grads: Any = None  # grader.families.training.GradCheck: also graded on the gradients after out.backward(dy)
+    grads: GradCheck | None = None  # also graded on the gradients after out.backward(dy) (families/training.py)
     compile_lab: CompileLab | None = None  # graded by Dynamo's reports, not by Triton calls (families/compiled.py)
     # family name -> its settings, for a family with no field above: turns on grader/families/<name>.py, whose
     # `applies` or hooks read the settings (grader/families/registry.py)

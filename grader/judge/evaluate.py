@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from grader.judge.layout import LogicalIndex, dense_non_overlapping
-from grader.watch.launches import block_along
+from grader.core.meta import block_along
 from grader.watch.memory import Memory, is_sentinel
 
 
