@@ -174,7 +174,7 @@ class DrillSpec:
     bench_sizes: Sequence = ()      # `drill bench`'s default sweep (default: 2^12..2^27, or the CUDA sizes)
     # -- 2-D, reduction, persistent and autotune drills --
     probes: tuple = ()              # Probe(...) input sets graded after `sizes`
-    value_category: str = "wrong-values"  # what a plain values failure means here (transpose: indexing)
+    value_category: str = "wrong-values"  # what a plain values failure means here (e.g. indexing)
     max_programs: int | None = None  # cap on programs per launch under the interpreter (persistent drills)
     max_programs_per_sm: int | None = None  # on CUDA the cap is this many x the SM count
     autotune_min_configs: int = 0   # > 0: the kernel needs @triton.autotune with >= this many configs
@@ -186,7 +186,7 @@ class DrillSpec:
 
     index_category: str | None = None  # what out-of-bounds index arithmetic is called (default: by dimensionality)
     # The output may have any dense, non-overlapping stride order (PyTorch's contract: torch.empty_like keeps its
-    # input's strides); True where the layout is the drill's point (transpose: a contiguous result).
+    # input's strides); True where the layout is the drill's point (a contiguous result).
     contiguous_output: bool = False
     mistakes: tuple = ()            # Mistake(...)s checked, in order, when values are wrong
     # names of each tensor's dims, for messages: argument name (or "out") -> ("M", "K"); an out-of-bounds access is
@@ -194,7 +194,7 @@ class DrillSpec:
     dims: dict = field(default_factory=dict)
     input_categories: dict = field(default_factory=dict)  # input name -> what an out-of-bounds access to it means
     # input name -> {"what": {en, zh}, "fix": {en, zh}}: the drill's own words for an out-of-bounds access to it
-    # (conv2d's x: a padding tap read unmasked), shown instead of the category's generic text
+    # (an input read through a padding tap, unmasked), shown instead of the category's generic text
     oob_texts: dict = field(default_factory=dict)
     mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
     flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
@@ -217,7 +217,7 @@ class DrillSpec:
     @property
     def stride_category(self) -> str:
         """What an index paired with another dim's stride is called: `strides` where the drill names strides (a
-        hole or a probe of that name), else its word for index arithmetic (transpose: indexing)."""
+        hole or a probe of that name), else its word for index arithmetic (`index_category`, else by dimensionality)."""
         if "strides" in self.holes or any(p.category == "strides" for p in self.probes):
             return "strides"
         return self.oob_category

@@ -38,7 +38,7 @@ LOGGERS = ("torch", "torch._dynamo")
 
 
 class DynamoLog(logging.Handler):
-    """Dynamo's graph_breaks and recompiles log records, as text (TORCH_LOGS=graph_breaks,recompiles)."""
+    """Dynamo's graph-break and recompile log records, as text (as TORCH_LOGS would print them)."""
 
     def __init__(self):
         super().__init__(logging.DEBUG)

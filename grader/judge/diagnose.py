@@ -90,7 +90,7 @@ def extra_bytes(ev: dict) -> dict | None:
     parts = store_breakdown(ev) if ev.get("stores") is not None else None
     if parts is not None:
         detail.update(parts)
-    # Tiled kernels re-read their inputs by design (a matmul reads A once per column of tiles): for them the model
+    # Tiled kernels re-read their inputs by design (a GEMM reads A once per column of tiles): for them the model
     # bounds only what is stored, which is the output alone when nothing round-trips through memory.
     if model.get("stored") is not None:
         if parts is None:

@@ -92,7 +92,7 @@ def explain_kw(v, spec, lang: str, cat: str, d: dict) -> tuple[str, dict] | None
             kw.update(bytes_kw(d, spec, lang))
     elif cat in ("too-slow", "impossible-time") or d.get("timing"):
         kw.update(timing_kw(d), numel=d.get("numel"), wrong=d.get("wrong"), unwritten=0)
-        if d.get("flops") and cat in ("too-slow", "impossible-time"):  # matmul, attention: FLOPs, not bytes
+        if d.get("flops") and cat in ("too-slow", "impossible-time"):  # compute-bound (spec.flops): FLOPs, not bytes
             key = f"{cat}-compute"
     else:
         return None
@@ -111,7 +111,7 @@ def render_parts(v, spec, lang: str) -> list:
     if rows:
         parts.append(Text(t("speed_title", lang, at=timing.get("at") or f"n={timing['n']:,}", rounds=timing["rounds"]), style="bold"))
         table = Table(box=None, padding=(0, 1))
-        compute = bool(timing.get("flops"))  # matmul, attention: TFLOPS against the tensor-core peak
+        compute = bool(timing.get("flops"))  # compute-bound (spec.flops): TFLOPS against the tensor-core peak
         for i, col in enumerate(pick(M["speed_cols_flops" if compute else "speed_cols"], lang)):
             table.add_column(col, justify="left" if i == 0 else "right")
         cand_ms = rows[0]["ms"]

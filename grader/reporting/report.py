@@ -356,7 +356,7 @@ def gives_code(fix: str) -> bool:
 
 
 def tile_map_2d(grid: dict, lang: str) -> Text:
-    """One cell per BLOCK_M x BLOCK_N tile of a 2-D output, one line per row of tiles (a matmul's C)."""
+    """One cell per BLOCK_M x BLOCK_N tile of a 2-D output, one line per row of tiles (a GEMM's C)."""
     (m, n), (bm, bn), cols = grid["shape"], grid["block"], grid["cols"]
     out = Text()
     out.append("  " + t("tiles_2d", lang, m=m, n=n, bm=bm, bn=bn, rows=grid["rows"], cols=cols) + "\n")

@@ -394,7 +394,7 @@ class CallRunner:
         return inputs, ref, scale
 
     def kwargs(self, probe) -> dict:
-        """The entry point's extra arguments: the drill's, and a probe's own (attention's causal=True)."""
+        """The entry point's extra arguments: the drill's, and a probe's own (e.g. causal=True)."""
         return {**self.spec.kwargs, **(probe.kwargs if probe is not None else {})}
 
     def which_mistake(self, out, inputs, ref, launches, probe) -> dict | None:
