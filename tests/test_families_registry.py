@@ -82,6 +82,11 @@ def test_a_spec_without_the_family_never_reaches_its_hooks(monkeypatch):
     assert seen == [] and all(c["name"] != "within the toy rule" for c in v.checks)
 
 
+def test_the_families_run_in_their_rule_order():
+    assert registry.names() == ["fusion", "limits", "training", "compiled"]
+    assert all(isinstance(m.RULE_ORDER, int) for _, m in registry.families())
+
+
 def test_each_family_is_on_for_the_specs_whose_field_asks_for_it():
     from drills import SPECS
 

@@ -597,7 +597,7 @@ def check_detail(name: str, bad: list, c: dict) -> str:
 
 # -- the registry's hooks (grader/families/registry.py) ---------------------------------------------------------------
 
-ORDER = 40
+RULE_ORDER = 40
 
 
 def applies(spec) -> bool:

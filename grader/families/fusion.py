@@ -86,7 +86,7 @@ def annotate(v, calls: list[dict], runs, spec=None) -> None:
 
 # -- the registry's hooks (grader/families/registry.py) ---------------------------------------------------------------
 
-ORDER = 10
+RULE_ORDER = 10
 
 
 def applies(spec) -> bool:

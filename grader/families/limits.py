@@ -20,7 +20,7 @@ from grader.core.contract import config_problems, is_pow2  # noqa: F401 - config
 
 TRITON_DEFAULT_WARPS = 4  # what a launch without num_warps= gets (Triton 3.5-3.9)
 CHECK_NAME = "launches within the device's limits"
-ORDER = 20  # grader/families/registry.py: after fusion's launch count, before training and the compile labs
+RULE_ORDER = 20  # grader/families/registry.py: after fusion's launch count, before training and the compile labs
 
 
 def applies(spec) -> bool:

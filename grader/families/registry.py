@@ -4,7 +4,7 @@ A rule module is a module of grader/families/ that defines `applies(spec) -> boo
 own: `device_limits`, `grads`, `compile_lab`; or its name in `spec.rules`, for a family that has no field in
 grader/core/spec.py). Its report parts live in the module itself or in grader/reporting/<name>_report.py. The
 pipeline never imports a family module: it asks this registry for a hook by name and calls every rule of the spec
-that defines it, in ORDER (a module's `ORDER`, then its name). A hook a family does not define is skipped.
+that defines it, in order (a module's `RULE_ORDER`, then its name). A hook a family does not define is skipped.
 
 Hooks, by the stage that calls them (arguments as the caller's docstring says):
 
@@ -44,14 +44,14 @@ REPORT_HOOKS = ("what_and_fix", "explain_kw", "render_parts")
 
 @lru_cache(maxsize=None)
 def families() -> tuple:
-    """Every rule module of grader/families/, in ORDER: (name, module). Helpers (no `applies`) are left out."""
+    """Every rule module of grader/families/, in order: (name, module). Helpers (no `applies`) are left out."""
     found = []
     for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if info.name == "registry" or info.ispkg:
             continue
         module = importlib.import_module(f"{PACKAGE}.{info.name}")
         if callable(getattr(module, "applies", None)):
-            found.append((getattr(module, "ORDER", 100), info.name, module))
+            found.append((getattr(module, "RULE_ORDER", 100), info.name, module))
     return tuple((name, module) for _, name, module in sorted(found, key=lambda f: (f[0], f[1])))
 
 
@@ -67,7 +67,7 @@ def report_module(name: str):
 
 
 def for_spec(spec) -> list[tuple]:
-    """The rule modules this spec turns on, in ORDER. A name in `spec.rules` that no module answers to is a bug in
+    """The rule modules this spec turns on, in order. A name in `spec.rules` that no module answers to is a bug in
     the spec (KeyError with the known names)."""
     known = dict(families())
     for name in getattr(spec, "rules", None) or {}:
@@ -78,7 +78,7 @@ def for_spec(spec) -> list[tuple]:
 
 
 def hooks(spec, hook: str) -> list:
-    """The functions named `hook` of the spec's rules, in ORDER (report hooks: the rule module's own, else its
+    """The functions named `hook` of the spec's rules, in order (report hooks: the rule module's own, else its
     report module's)."""
     out = []
     for name, module in for_spec(spec):
@@ -100,5 +100,5 @@ def first(spec, hook: str, *args, **kwargs):
 
 
 def call_all(spec, hook: str, *args, **kwargs) -> list:
-    """Every answer of the spec's rules to `hook`, in ORDER."""
+    """Every answer of the spec's rules to `hook`, in order."""
     return [fn(*args, **kwargs) for fn in hooks(spec, hook)]

@@ -231,7 +231,7 @@ def classify(ev: dict, category: str | None, detail: dict, check: GradCheck | No
 
 # -- the registry's hooks (grader/families/registry.py) ---------------------------------------------------------------
 
-ORDER = 30
+RULE_ORDER = 30
 CHECK_ROW = ("backward through autograd, partial sums without a race", ("autograd", "race"))
 
 
