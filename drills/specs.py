@@ -346,7 +346,7 @@ SPECS += [
 # The CUDA run adds a >= 1000^3 shape; the speed gate times the bench shape. Inputs are float16, N(0, 1).
 import math  # noqa: E402
 
-from grader.watch.launches import block_along  # noqa: E402
+from grader.core.meta import block_along  # noqa: E402
 from grader.core.spec import CompileOptions, Mistake  # noqa: E402
 
 F16 = 2
@@ -839,7 +839,7 @@ SPECS += TRAINING_SPECS
 
 
 # -- A new accelerator: the guide's chapter 8 "GXU" (at most 32 programs per launch, 16 warps per program) ---------
-from grader.families.limits import config_problems  # noqa: E402
+from grader.core.contract import config_problems  # noqa: E402
 from grader.core.spec import DeviceLimits, FunctionContract  # noqa: E402
 
 GXU = DeviceLimits(name="GXU", max_programs=32, max_warps=16, min_block=128, max_block=1024)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from grader.core.data import normal
-from grader.core.spec import CompileOptions, DrillSpec, Mistake, Probe
-from grader.families.training import GradCheck, GradMistake
+from grader.core.spec import CompileOptions, DrillSpec, GradCheck, GradMistake, Mistake, Probe
 
 # N not a multiple of any block; one row; one column (variance 0).
 LN_SIZES = ((1, 1), (1, 17), (7, 781), (37, 1000), (4, 3000))
@@ -61,7 +60,7 @@ def _layernorm_train_step(x, weight, bias, eps=LN_EPS):
 
 
 def _block_of(meta):
-    from grader.watch.launches import block_of
+    from grader.core.meta import block_of
     return block_of(meta or {})
 
 

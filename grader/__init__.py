@@ -6,7 +6,8 @@ A grade runs through these folders in order (docs/architecture.md draws it):
     run        the parent's timeout and the child process that imports the learner's file
     watch      inside the child: the interpreter's hooks (lanes, launches, memory, atomics, the compile check)
     judge      a call's evidence, then the diagnosis (category, access, line)
-    families   rules of drill families named by a spec (fusion's bytes proof, a device's launch limits)
+    families   rules of drill families a spec turns on, found by name (families/registry.py): fusion's bytes
+               proof, a device's launch limits, gradients, compile labs
     speed      CUDA only: the speed gate, the copy-bandwidth reference, `drill bench`
     reporting  the verdict rendered for a person, in English or Chinese
 

@@ -260,7 +260,7 @@ def test_the_verdict_points_at_the_loop_of_a_capped_kernel_and_a_refusal_at_its_
     lines = ["def k(x):", "    for t in range(3):", "        pass"]
     assert runner.loop_line(lines, [{"kernel": "k"}]) == 2
     assert runner.line_of({"category": "grid", "detail": {"refused": True, "line": 9},
-                           "launches": [{"line": 41}]}) == 9
+                           "launches": [{"line": 41}]}, SPEC) == 9
 
 
 # -- the verdict ------------------------------------------------------------------------------------------------

@@ -108,6 +108,43 @@ class CompileLab:
                                     # in the handed-out code); "": the grade's device
 
 
+# The dtype a gradient must have: its input's (autograd itself refuses another, so a wrong one is a hard error there).
+GRAD_TOLERANCE = {
+    "float32": (1e-5, 1e-6),
+    "float16": (2e-3, 2e-3),   # atol x error_scale: partial sums kept in fp16 (Triton tutorial 05) round once per add
+    "bfloat16": (1.6e-2, 1.6e-2),
+}
+
+
+@dataclass(frozen=True)
+class GradMistake:
+    """A known wrong gradient, as data: when `tensor`'s gradient matches `reference` instead of the true one, the
+    diagnosis is `category`. `reference(*inputs_f64, dy=dy_f64, launches=[launch records], **kwargs)` returns the
+    wrong gradient (or a list of candidates: any one matching names the mistake), or None where it does not apply."""
+    name: str                       # shown in the report: "dx without the mean(dy * w) term"
+    category: str
+    tensor: str                     # "x.grad", "weight.grad", ...
+    reference: Callable
+
+
+@dataclass(frozen=True)
+class GradCheck:
+    wrt: tuple                      # the entry's argument names whose gradients are checked, e.g. ("x", "weight")
+    # (output_shape, dtype, generator) -> dy; default: normal values (a 0-dim loss gets a random scale, so a
+    # backward that ignores its grad_output is seen)
+    grad_output: Callable | None = None
+    # (name, inputs_f64, dy_f64) -> a tensor like the gradient: atol is relative to it (dW sums M rows)
+    error_scale: Callable | None = None
+    tolerance: dict = field(default_factory=dict)  # dtype name -> (rtol, atol), else GRAD_TOLERANCE
+    mistakes: tuple = ()            # GradMistake(...)s, checked in order when a gradient is wrong
+    race_category: str = "race"     # what non-atomic stores of two programs to one scratch element are called
+    # gradient name -> what a plain values failure in it means (x.grad -> dx); default: the spec's value_category
+    value_categories: dict = field(default_factory=dict)
+
+    def tolerance_for(self, dtype_name: str) -> tuple[float, float]:
+        return self.tolerance.get(dtype_name, GRAD_TOLERANCE.get(dtype_name, (1e-5, 1e-6)))
+
+
 @dataclass(frozen=True)
 class DrillSpec:
     name: str
@@ -137,7 +174,7 @@ class DrillSpec:
     bench_sizes: Sequence = ()      # `drill bench`'s default sweep (default: 2^12..2^27, or the CUDA sizes)
     # -- 2-D, reduction, persistent and autotune drills --
     probes: tuple = ()              # Probe(...) input sets graded after `sizes`
-    value_category: str = "wrong-values"  # what a plain values failure means here (transpose: indexing)
+    value_category: str = "wrong-values"  # what a plain values failure means here (e.g. indexing)
     max_programs: int | None = None  # cap on programs per launch under the interpreter (persistent drills)
     max_programs_per_sm: int | None = None  # on CUDA the cap is this many x the SM count
     autotune_min_configs: int = 0   # > 0: the kernel needs @triton.autotune with >= this many configs
@@ -149,7 +186,7 @@ class DrillSpec:
 
     index_category: str | None = None  # what out-of-bounds index arithmetic is called (default: by dimensionality)
     # The output may have any dense, non-overlapping stride order (PyTorch's contract: torch.empty_like keeps its
-    # input's strides); True where the layout is the drill's point (transpose: a contiguous result).
+    # input's strides); True where the layout is the drill's point (a contiguous result).
     contiguous_output: bool = False
     mistakes: tuple = ()            # Mistake(...)s checked, in order, when values are wrong
     # names of each tensor's dims, for messages: argument name (or "out") -> ("M", "K"); an out-of-bounds access is
@@ -157,13 +194,16 @@ class DrillSpec:
     dims: dict = field(default_factory=dict)
     input_categories: dict = field(default_factory=dict)  # input name -> what an out-of-bounds access to it means
     # input name -> {"what": {en, zh}, "fix": {en, zh}}: the drill's own words for an out-of-bounds access to it
-    # (conv2d's x: a padding tap read unmasked), shown instead of the category's generic text
+    # (an input read through a padding tap, unmasked), shown instead of the category's generic text
     oob_texts: dict = field(default_factory=dict)
     mock_minutes: float | None = None  # a mock interview's coding clock for this drill (default: the CLI's)
     flops: Callable | None = None   # size -> floating-point operations of one call (compute-bound drills)
     compile_options: CompileOptions | None = None  # `drill inductor`: mode and Inductor config (default: plain)
-    grads: Any = None  # grader.families.training.GradCheck: also graded on the gradients after out.backward(dy)
+    grads: GradCheck | None = None  # also graded on the gradients after out.backward(dy) (families/training.py)
     compile_lab: CompileLab | None = None  # graded by Dynamo's reports, not by Triton calls (families/compiled.py)
+    # family name -> its settings, for a family with no field above: turns on grader/families/<name>.py, whose
+    # `applies` or hooks read the settings (grader/families/registry.py)
+    rules: dict = field(default_factory=dict)
 
     @property
     def two_d(self) -> bool:
@@ -177,7 +217,7 @@ class DrillSpec:
     @property
     def stride_category(self) -> str:
         """What an index paired with another dim's stride is called: `strides` where the drill names strides (a
-        hole or a probe of that name), else its word for index arithmetic (transpose: indexing)."""
+        hole or a probe of that name), else its word for index arithmetic (`index_category`, else by dimensionality)."""
         if "strides" in self.holes or any(p.category == "strides" for p in self.probes):
             return "strides"
         return self.oob_category

@@ -7,7 +7,7 @@ the function compiled once with `fullgraph=True` and called over `shapes` after 
 and Dynamo's recompile reasons; on CUDA, whether Inductor's output code launches the learner's kernel. Every break
 and recompile keeps Dynamo's own words and the learner's line.
 
-In the parent (`annotate`): the verdict's diagnosis, its check rows and the `compile` evidence. Nothing here names
+In the parent (`conclude`): the verdict's diagnosis, its check rows and the `compile` evidence. Nothing here names
 a drill: causes come from the spec's `blame` patterns over Dynamo's reasons.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ LOGGERS = ("torch", "torch._dynamo")
 
 
 class DynamoLog(logging.Handler):
-    """Dynamo's graph_breaks and recompiles log records, as text (TORCH_LOGS=graph_breaks,recompiles)."""
+    """Dynamo's graph-break and recompile log records, as text (as TORCH_LOGS would print them)."""
 
     def __init__(self):
         super().__init__(logging.DEBUG)
@@ -533,7 +533,7 @@ CHECK_ROWS = (
 )
 
 
-def annotate(v, runs, spec) -> None:
+def conclude(v, runs, spec) -> None:
     """The compile lab's part of a merged verdict: check rows, `compile` evidence, and the diagnosis when every
     ordinary call passed (a values failure or a kernel's out-of-bounds lane is named first)."""
     lab = spec.compile_lab
@@ -596,3 +596,16 @@ def check_detail(name: str, bad: list, c: dict) -> str:
     if bad:
         return first_line(bad[0].get("reason") or bad[0].get("mistake") or bad[0]["category"])
     return "ok"
+
+
+# -- the registry's hooks (grader/families/registry.py) ---------------------------------------------------------------
+
+RULE_ORDER = 40
+
+
+def applies(spec) -> bool:
+    return spec.compile_lab is not None
+
+
+child_grade = grade  # replaces the child's call loop
+

@@ -1,5 +1,8 @@
 """Fusion evidence for the verdict: launches per call, bytes moved against the drill's byte model (interpreter),
 and the speed gate's result (CUDA). Pure functions over the children's plain data.
+
+On for every drill (grader/families/registry.py): every verdict carries its launch count; the bytes proof needs
+spec.bytes_proof and spec.byte_model, the speed gate spec.speedup_min.
 """
 from __future__ import annotations
 
@@ -56,7 +59,7 @@ def apply_timing(v, runs) -> None:
         v.line = exc.get("line")
 
 
-def annotate(v, calls: list[dict], runs) -> None:
+def annotate(v, calls: list[dict], runs, spec=None) -> None:
     """Everything fusion adds to a merged verdict: the JSON fields, a bytes check row, the speed gate."""
     s = summarize(calls)
     v.launches, v.bytes_moved, v.bytes_model = s["launches"], s["bytes_moved"], s["bytes_model"]
@@ -79,3 +82,19 @@ def annotate(v, calls: list[dict], runs) -> None:
                              "detail": at + f"{moved['total']:,} B moved, fused {model['fused']:,} B, eager "
                                             f"{model['eager']:,} B"})
     apply_timing(v, runs)
+
+
+# -- the registry's hooks (grader/families/registry.py) ---------------------------------------------------------------
+
+RULE_ORDER = 10
+
+
+def applies(spec) -> bool:
+    return True
+
+
+def call_evidence(ev: dict, spec, size, inputs) -> None:
+    """An interpreted call's byte model at its size, for the bytes proof (spec.bytes_proof)."""
+    if spec.bytes_proof and spec.byte_model is not None and inputs:
+        ev["bytes_model"] = {"n": inputs[0].numel(), **spec.byte_model(size)}
+

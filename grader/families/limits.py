@@ -1,7 +1,8 @@
 """A device with launch limits, and a launch heuristic checked as a pure function (spec.device_limits,
 spec.contract). Generic: nothing here knows a drill's name.
 
-- `config_problems`: the rules a heuristic's result must keep (a spec's contract check is built from it);
+- `config_problems` (grader/core/contract.py): the rules a heuristic's result must keep (a spec's contract
+  check is built from it);
 - `contract_calls` (child): call the contract's function at every input, no kernel launched; one failing
   pseudo-call per category, at the smallest input that shows it;
 - `rules`, `expect_launch`, `refused_launch` (child, diagnose): a launch the device would refuse, or one that is
@@ -13,43 +14,21 @@ spec.contract). Generic: nothing here knows a drill's name.
 from __future__ import annotations
 
 import ast
-import numbers
 from collections import Counter
+
+from grader.core.contract import config_problems, is_pow2  # noqa: F401 - config_problems: re-exported
 
 TRITON_DEFAULT_WARPS = 4  # what a launch without num_warps= gets (Triton 3.5-3.9)
 CHECK_NAME = "launches within the device's limits"
+RULE_ORDER = 20  # grader/families/registry.py: after fusion's launch count, before training and the compile labs
+
+
+def applies(spec) -> bool:
+    """A device with launch limits (spec.device_limits) or a heuristic checked as a pure function (spec.contract)."""
+    return spec.device_limits is not None or spec.contract is not None
 
 
 # -- the rules ------------------------------------------------------------------------------------------------------
-
-def is_pow2(v: int) -> bool:
-    return v >= 1 and (v & (v - 1)) == 0
-
-
-def config_problems(config, fields) -> list[dict]:
-    """`fields`: (key, category, lowest, highest, power_of_two). A problem per key that is missing, not an int,
-    not a power of two (when asked) or outside [lowest, highest]; a result that is not a dict is one problem."""
-    if not isinstance(config, dict):
-        return [{"category": "error", "rule": "returned", "got": type(config).__name__}]
-    out = []
-    for key, category, lo, hi, pow2 in fields:
-        base = {"category": category, "field": key, "min": lo, "max": hi, "pow2": pow2}
-        if key not in config:
-            out.append({**base, "rule": "missing"})
-            continue
-        v = config[key]
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-            out.append({**base, "rule": "type", "value": repr(v)[:40], "type": type(v).__name__})
-            continue
-        v = int(v)
-        if pow2 and not is_pow2(v):
-            out.append({**base, "rule": "pow2", "value": v})
-        elif v < lo:
-            out.append({**base, "rule": "min", "value": v})
-        elif v > hi:
-            out.append({**base, "rule": "max", "value": v})
-    return out
-
 
 def rules(spec) -> dict:
     """What `diagnose.classify` needs from the spec: the cap on programs (tiles missed or stored twice by a capped
@@ -63,6 +42,7 @@ def rules(spec) -> dict:
     if spec.contract is not None:
         out["launch_fields"] = {k: list(v) for k, v in spec.contract.launch_fields.items()}
         out["contract_function"] = spec.contract.function
+    out["refuse_launch"] = refused_launch  # diagnose.classify asks it first, before any other launch problem
     return out
 
 
@@ -366,3 +346,20 @@ def annotate(v, calls: list[dict], runs, spec) -> None:
     v.device_limits = {"device": lim.name, "max_programs": lim.max_programs, "max_warps": lim.max_warps,
                        "min_block": lim.min_block, "max_block": lim.max_block, "contract": contract,
                        "timing": timing}
+
+
+# -- the registry's hooks (grader/families/registry.py) ---------------------------------------------------------------
+
+launch_rules = rules
+before_classify = expect_launch
+
+
+def call_line(detail: dict) -> int | None:
+    """The line a refused launch or a broken heuristic names (the line that chose it)."""
+    return detail["line"] if owns(detail) and detail.get("line") else None
+
+
+def cuda_info(spec, entry, learner_file: str) -> dict:
+    """CUDA, every call passed: the capped-vs-uncapped timing, shown in the report (never a verdict)."""
+    return {"limits_timing": cuda_timing(spec, entry, learner_file)} if spec.device_limits is not None else {}
+

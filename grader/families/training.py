@@ -18,8 +18,7 @@ Nothing here names a drill: the spec's GradCheck holds the drill's names, tolera
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
+from grader.core.spec import GRAD_TOLERANCE, GradCheck, GradMistake  # noqa: F401 - the family's spec data
 
 VALUE_KEYS = ("expected_shape", "got_shape", "expected_dtype", "got_dtype", "got_device", "device_ok", "shape_ok",
               "dtype_ok", "layout_ok", "got_strides", "expected_strides", "returned_input", "no_device", "unwritten",
@@ -27,43 +26,6 @@ VALUE_KEYS = ("expected_shape", "got_shape", "expected_dtype", "got_dtype", "got
               "unwritten_unaddressed", "stores_in_place", "work", "issued_lanes", "duplicates", "mistake")
 
 MISTAKE_MAX_NUMEL = 200_000  # as grader/run/child.py: float64 mistake models only at interpreter sizes
-
-# The dtype a gradient must have: its input's (autograd itself refuses another, so a wrong one is a hard error there).
-GRAD_TOLERANCE = {
-    "float32": (1e-5, 1e-6),
-    "float16": (2e-3, 2e-3),   # atol x error_scale: partial sums kept in fp16 (Triton tutorial 05) round once per add
-    "bfloat16": (1.6e-2, 1.6e-2),
-}
-
-
-@dataclass(frozen=True)
-class GradMistake:
-    """A known wrong gradient, as data: when `tensor`'s gradient matches `reference` instead of the true one, the
-    diagnosis is `category`. `reference(*inputs_f64, dy=dy_f64, launches=[launch records], **kwargs)` returns the
-    wrong gradient (or a list of candidates: any one matching names the mistake), or None where it does not apply."""
-    name: str                       # shown in the report: "dx without the mean(dy * w) term"
-    category: str
-    tensor: str                     # "x.grad", "weight.grad", ...
-    reference: Callable
-
-
-@dataclass(frozen=True)
-class GradCheck:
-    wrt: tuple                      # the entry's argument names whose gradients are checked, e.g. ("x", "weight")
-    # (output_shape, dtype, generator) -> dy; default: normal values (a 0-dim loss gets a random scale, so a
-    # backward that ignores its grad_output is seen)
-    grad_output: Callable | None = None
-    # (name, inputs_f64, dy_f64) -> a tensor like the gradient: atol is relative to it (dW sums M rows)
-    error_scale: Callable | None = None
-    tolerance: dict = field(default_factory=dict)  # dtype name -> (rtol, atol), else GRAD_TOLERANCE
-    mistakes: tuple = ()            # GradMistake(...)s, checked in order when a gradient is wrong
-    race_category: str = "race"     # what non-atomic stores of two programs to one scratch element are called
-    # gradient name -> what a plain values failure in it means (x.grad -> dx); default: the spec's value_category
-    value_categories: dict = field(default_factory=dict)
-
-    def tolerance_for(self, dtype_name: str) -> tuple[float, float]:
-        return self.tolerance.get(dtype_name, GRAD_TOLERANCE.get(dtype_name, (1e-5, 1e-6)))
-
 
 class _GradSpec:
     """What evaluate_output reads from a spec, for one gradient."""
@@ -265,3 +227,27 @@ def classify(ev: dict, category: str | None, detail: dict, check: GradCheck | No
             category = check.value_categories[ev["grad_of"]]
         detail = dict(detail or {}, grad_of=ev["grad_of"])
     return category, detail
+
+
+# -- the registry's hooks (grader/families/registry.py) ---------------------------------------------------------------
+
+RULE_ORDER = 30
+CHECK_ROW = ("backward through autograd, partial sums without a race", ("autograd", "race"))
+
+
+def applies(spec) -> bool:
+    return getattr(spec, "grads", None) is not None
+
+
+def call_extension(spec, inputs, guarded, names, memory, seed: int, kwargs: dict) -> Backward:
+    """Before the call: dy and the float64 gradients; the child runs and judges it (module docstring)."""
+    return Backward(spec.grads, spec.reference, inputs, guarded, names, memory, seed, kwargs)
+
+
+def after_classify(ev: dict, spec) -> tuple[str | None, dict]:
+    return classify(ev, ev["category"], ev["detail"], spec.grads, spec.value_category)
+
+
+def check_rows(spec) -> list[tuple]:
+    return [CHECK_ROW]
+

@@ -10,7 +10,6 @@ import json
 
 from collections import Counter
 
-from grader.families import limits
 from grader.watch.access import out_of_range
 
 # Ordered: when one call shows several problems, the earlier category is the cause to fix first.
@@ -91,7 +90,7 @@ def extra_bytes(ev: dict) -> dict | None:
     parts = store_breakdown(ev) if ev.get("stores") is not None else None
     if parts is not None:
         detail.update(parts)
-    # Tiled kernels re-read their inputs by design (a matmul reads A once per column of tiles): for them the model
+    # Tiled kernels re-read their inputs by design (a GEMM reads A once per column of tiles): for them the model
     # bounds only what is stored, which is the output alone when nothing round-trips through memory.
     if model.get("stored") is not None:
         if parts is None:
@@ -203,8 +202,9 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
     """One call's evidence -> (category or None for a pass, detail for the message).
 
     `rules` (from the drill's spec): value_category (what a values failure means), max_programs (a cap on programs
-    per launch; each output element stored once), autotune (launches.autotune_evidence). A values failure on a
-    probe input set (ev["probe_category"]) is blamed on the probe's category."""
+    per launch; each output element stored once), autotune (launches.autotune_evidence), refuse_launch (a family's
+    launch rule: (ev, rules) -> (category, detail) or None, asked before any other launch problem). A values failure
+    on a probe input set (ev["probe_category"]) is blamed on the probe's category."""
     rules = rules or {}
     if ev.get("exception"):
         exc = ev["exception"]
@@ -218,7 +218,8 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         return "stale-output", {"aliased": True, "no_launch": True}
     if not launches:
         return "no-kernel", {}
-    refused = limits.refused_launch(ev, rules)  # a device with launch limits (grader/families/limits.py)
+    refuse = rules.get("refuse_launch")  # a family's launch rule (a device's limits), from its launch_rules hook
+    refused = refuse(ev, rules) if refuse is not None else None
     if refused:
         return refused
     if max_launches is not None and len(launches) > max_launches:

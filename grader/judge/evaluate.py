@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from grader.judge.layout import LogicalIndex, dense_non_overlapping
-from grader.watch.launches import block_along
+from grader.core.meta import block_along
 from grader.watch.memory import Memory, is_sentinel
 
 
@@ -211,7 +211,7 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
         rows = row_programs(out, recorder_launches)
         if rows:  # one program per row (a row kernel): the map the report shows is one cell per row
             ev["row_map"] = row_map(unwritten.view(out.shape[0], -1), wrong.view(out.shape[0], -1))
-    if out.dim() == 2:  # a tiled 2-D kernel (matmul): also the map of its BLOCK_M x BLOCK_N tiles, for the report
+    if out.dim() == 2:  # a tiled 2-D kernel: also the map of its BLOCK_M x BLOCK_N tiles, for the report
         meta = next((l.get("meta") for l in recorder_launches if l.get("meta")), None) or {}
         bm, bn = block_along(meta, "M"), block_along(meta, "N")
         if bm and bn:
@@ -243,7 +243,7 @@ def flat_tiling(out, launches: list[dict]) -> bool:
 
 
 def row_programs(out, launches: list[dict]) -> bool:
-    """A launch with one program per row of the output (a row kernel: softmax, rmsnorm)."""
+    """A launch with one program per row of the output (a row kernel: one row's reduction per program)."""
     return any(l.get("programs") == out.shape[0] and len(l.get("grid") or []) == 1 for l in launches)
 
 

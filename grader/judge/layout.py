@@ -1,7 +1,7 @@
 """The output's layout, judged as PyTorch defines it: any stride order is a valid tensor, as long as it is dense and
 non-overlapping (every element has its own address, no gaps). `torch.empty_like(q)` keeps q's strides
 (memory_format=torch.preserve_format), and flash SDPA returns that layout too; only a drill whose point is the layout
-(transpose: a contiguous result) asks for more, in its spec (`contiguous_output`).
+(a contiguous result) asks for more, in its spec (`contiguous_output`).
 
 Interpreter evidence is recorded per storage element (where a store lane landed); `logical_index` turns those into
 the output's logical (row-major) indices, so unwritten and duplicated elements are found for any stride order.

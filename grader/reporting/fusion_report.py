@@ -79,6 +79,26 @@ def timing_kw(d: dict) -> dict:
             "tflops": f"{flops / (cand * 1e-6) / 1e12:.0f}" if flops and cand else "?"}
 
 
+def explain_kw(v, spec, lang: str, cat: str, d: dict) -> tuple[str, dict] | None:
+    """(text key, format arguments) for too many launches, bytes beyond the fused model and the speed gate; None for
+    any other verdict (grader/reporting/report.py explain)."""
+    key, kw = cat, {}
+    if cat == "fusion":
+        kw.update(launches=d.get("launches"), expected=d.get("expected"), kernels=", ".join(d.get("kernels", [])))
+        if d.get("bytes_moved"):
+            key = "fusion-stored" if d.get("stored_only") else "fusion-bytes"
+            if d.get("into") is not None and not d.get("stored_only"):  # the stores by tensor are known
+                key = "fusion-bytes-where"
+            kw.update(bytes_kw(d, spec, lang))
+    elif cat in ("too-slow", "impossible-time") or d.get("timing"):
+        kw.update(timing_kw(d), numel=d.get("numel"), wrong=d.get("wrong"), unwritten=0)
+        if d.get("flops") and cat in ("too-slow", "impossible-time"):  # compute-bound (spec.flops): FLOPs, not bytes
+            key = f"{cat}-compute"
+    else:
+        return None
+    return key, kw
+
+
 def render_parts(v, spec, lang: str) -> list:
     parts = []
     if v.bytes_moved and v.bytes_model and (v.passed or v.diagnosis in ("too-slow", "impossible-time")):
@@ -91,7 +111,7 @@ def render_parts(v, spec, lang: str) -> list:
     if rows:
         parts.append(Text(t("speed_title", lang, at=timing.get("at") or f"n={timing['n']:,}", rounds=timing["rounds"]), style="bold"))
         table = Table(box=None, padding=(0, 1))
-        compute = bool(timing.get("flops"))  # matmul, attention: TFLOPS against the tensor-core peak
+        compute = bool(timing.get("flops"))  # compute-bound (spec.flops): TFLOPS against the tensor-core peak
         for i, col in enumerate(pick(M["speed_cols_flops" if compute else "speed_cols"], lang)):
             table.add_column(col, justify="left" if i == 0 else "right")
         cand_ms = rows[0]["ms"]

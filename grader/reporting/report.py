@@ -9,10 +9,8 @@ from rich.table import Table
 from rich.text import Text
 
 from drills import get_spec
-from grader.reporting import compiled_report
-from grader.reporting import fusion_report
-from grader.reporting import learner_output, limits_report
-from grader.reporting import training_report
+from grader.families import registry
+from grader.reporting import learner_output
 from grader.reporting.i18n import DIAGNOSES, check_detail, check_name, pick, t
 from grader.judge.diagnose import mask_axis, swapped_axis
 from grader.reporting.texts import checkpoints_for, drill_texts
@@ -46,15 +44,9 @@ def explain(v, lang: str) -> tuple[str, str]:
     entry = spec.entry
     key = cat
     kw: dict = {"drill": v.drill, "entry": entry, "signature": spec.signature}
-    limited = limits_report.what_and_fix(v, spec, lang, _fmt)  # a device's launch limits (grader/families/limits.py)
-    if limited:
-        return limited
-    lab = compiled_report.what_and_fix(v, spec, lang, _fmt)  # a compile lab (grader/families/compiled.py)
-    if lab:
-        return lab
-    trained = training_report.what_and_fix(v, spec, lang, _fmt)  # gradients (grader/families/training.py)
-    if trained:
-        return trained
+    own = registry.first(spec, "what_and_fix", v, spec, lang, _fmt)  # a family's whole message (device limits,
+    if own:                                                             # a compile lab, gradients)
+        return own
     mistake = d.get("mistake") or {}
     if mistake.get("fix"):  # a known mistake that carries the drill's own fix
         kw.update(wrong=d.get("wrong"), numel=d.get("numel"),
@@ -123,17 +115,9 @@ def explain(v, lang: str) -> tuple[str, str]:
                       estimate=d.get("estimate_s"), programs=d.get("programs") or "?")
     elif cat == "torch-fallback":
         kw["ops"] = ", ".join(sorted({o["op"] for o in d.get("ops", [])}))
-    elif cat == "fusion":
-        kw.update(launches=d.get("launches"), expected=d.get("expected"), kernels=", ".join(d.get("kernels", [])))
-        if d.get("bytes_moved"):
-            key = "fusion-stored" if d.get("stored_only") else "fusion-bytes"
-            if d.get("into") is not None and not d.get("stored_only"):  # the stores by tensor are known
-                key = "fusion-bytes-where"
-            kw.update(fusion_report.bytes_kw(d, spec, lang))
-    elif cat in ("too-slow", "impossible-time") or d.get("timing"):
-        kw.update(fusion_report.timing_kw(d), numel=d.get("numel"), wrong=d.get("wrong"), unwritten=0)
-        if d.get("flops") and cat in ("too-slow", "impossible-time"):  # matmul, attention: FLOPs, not bytes
-            key = f"{cat}-compute"
+    elif (family := registry.first(spec, "explain_kw", v, spec, lang, cat, d)) is not None:
+        key, family_kw = family  # a family's text key and arguments (fusion: launches, bytes, the speed gate)
+        kw.update(family_kw)
     elif cat in ("dtype", "shape"):
         kw.update(got=d.get("got"), expected=d.get("expected"), device=d.get("device"))
         if cat == "shape" and d.get("no_device"):
@@ -372,7 +356,7 @@ def gives_code(fix: str) -> bool:
 
 
 def tile_map_2d(grid: dict, lang: str) -> Text:
-    """One cell per BLOCK_M x BLOCK_N tile of a 2-D output, one line per row of tiles (a matmul's C)."""
+    """One cell per BLOCK_M x BLOCK_N tile of a 2-D output, one line per row of tiles (a GEMM's C)."""
     (m, n), (bm, bn), cols = grid["shape"], grid["block"], grid["cols"]
     out = Text()
     out.append("  " + t("tiles_2d", lang, m=m, n=n, bm=bm, bn=bn, rows=grid["rows"], cols=cols) + "\n")
@@ -492,10 +476,9 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
                           + (f"   ({ins})" if ins else "")))
     if v.others:
         parts.append(Text(f"  {t('also_seen', lang)}: {', '.join(v.others)}", style="dim"))
-    parts.extend(fusion_report.render_parts(v, get_spec(v.drill), lang))
-    parts.extend(limits_report.render_parts(v, get_spec(v.drill), lang))
-    parts.extend(training_report.render_parts(v, get_spec(v.drill), lang))
-    parts.extend(compiled_report.render_parts(v, get_spec(v.drill), lang))
+    spec = get_spec(v.drill)
+    for render_parts in registry.hooks(spec, "render_parts"):  # the families' sections: bytes proof, speed table,
+        parts.extend(render_parts(v, spec, lang))              # device limits, gradients, compile evidence
     if v.checks:
         table = Table(show_header=False, box=None, padding=(0, 1))
         for c in v.checks:

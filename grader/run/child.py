@@ -89,7 +89,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
     phases = {"imports_s": round(time.perf_counter() - started, 3)}  # where a grade's seconds go
 
     from drills import get_spec
-    from grader.families import limits
+    from grader.families import registry
     from grader.judge.diagnose import (blame_layout_assumption, blame_probe_layouts, classify, drop_unproven_other,
                                        key_never_changes, refute_mistakes, relabel_probes)
     from grader.judge.evaluate import describe_exception
@@ -142,9 +142,9 @@ def grade(a, interpreted: bool, started: float) -> dict:
         names = [n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__]
         return {**info, "fatal": {"stage": "entry", "type": "MissingEntry", "entry": spec.entry,
                                   "found": names, "message": f"no function `{spec.entry}` in the file"}}
-    if spec.compile_lab is not None:  # graded by what torch.compile reports (grader/families/compiled.py)
-        from grader.families import compiled
-        return {**info, **compiled.grade(spec, module, entry, a.device, learner_file, lanes, recorder, CallRunner)}
+    replace_calls = registry.hooks(spec, "child_grade")  # a family graded otherwise (a compile lab: torch.compile)
+    if replace_calls:
+        return {**info, **replace_calls[0](spec, module, entry, a.device, learner_file, lanes, recorder, CallRunner)}
 
     # An autotuned kernel is graded once per config: a grid that ignores the chosen BLOCK fails on every device.
     configs = [(None, None)]
@@ -166,7 +166,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
             sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
             rules["max_programs"] = spec.max_programs_per_sm * sms
         info["max_programs"] = rules["max_programs"]
-    rules.update(limits.rules(spec))  # a device's launch limits (spec.device_limits)
+    for launch_rules in registry.hooks(spec, "launch_rules"):  # a family's rules (a device's launch limits)
+        rules.update(launch_rules(spec))
     if spec.autotune_min_configs:
         rules["autotune"] = info["autotune"] = autotune_evidence(find_autotuners(module), spec.autotune_min_configs)
 
@@ -184,7 +185,13 @@ def grade(a, interpreted: bool, started: float) -> dict:
     runner = CallRunner(spec, entry, a.device, learner_file, lanes, recorder, keep_inputs=len(configs) > 1,
                         carried=module_memory.regions, budget=budget)
     calls, skipped, unchecked = [], [], []
-    contract_evs, result_contract = limits.contract_calls(spec, module, learner_file)  # pure calls, no launch
+    contract_evs, result_contract = [], None  # a family's pure calls, no launch (a heuristic's contract)
+    for contract_calls in registry.hooks(spec, "contract_calls"):
+        evs, summary = contract_calls(spec, module, learner_file)
+        contract_evs += evs
+        result_contract = summary if summary is not None else result_contract
+    before_classify = registry.hooks(spec, "before_classify")
+    after_classify = registry.hooks(spec, "after_classify")
     t0 = time.perf_counter()
     for tuner, config, size, probe, seed in call_plan(spec, configs, a.device, 1 if a.quick else spec.seeds):
         note(a, "calling your function at size " + (str(size) if isinstance(size, int) else "x".join(map(str, size)))
@@ -200,14 +207,14 @@ def grade(a, interpreted: bool, started: float) -> dict:
             if ev.get("unchecked"):  # a CPU limitation, not the learner's: neither a pass nor a failure
                 unchecked.append({k: ev.get(k) for k in ("size", "seed", "call", "config", "probe", "unchecked")})
                 continue
-            limits.expect_launch(ev, module, spec, learner_file)  # what the heuristic picked for this n
+            for hook in before_classify:  # e.g. what the heuristic picked for this n
+                hook(ev, module, spec, learner_file)
             ev["category"], ev["detail"] = classify(ev, spec.max_launches, rules)
             if ev.get("internal"):  # drill's own machinery failed in this call: no verdict on the learner
                 ev["category"], ev["detail"] = "internal", {"internal": ev["internal"]}
-            elif spec.grads is not None:  # no autograd graph, a missing gradient, a race (grader/families/training.py)
-                from grader.families.training import classify as classify_grads
-                ev["category"], ev["detail"] = classify_grads(ev, ev["category"], ev["detail"], spec.grads,
-                                                              spec.value_category)
+            else:  # a family's refinement (gradients: no autograd graph, a missing gradient, a race)
+                for hook in after_classify:
+                    ev["category"], ev["detail"] = hook(ev, spec)
             calls.append(ev)
             if ev["category"] and budget is not None:
                 budget.saw_failure()
@@ -247,9 +254,10 @@ def grade(a, interpreted: bool, started: float) -> dict:
         t0 = time.perf_counter()
         info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
         phases["timing_s"] = round(time.perf_counter() - t0, 3)
-    if timed and spec.device_limits is not None:
-        recorder.uninstall()  # capped vs uncapped grid, shown (grader.families.limits)
-        info["limits_timing"] = limits.cuda_timing(spec, entry, learner_file)
+    cuda_info = registry.hooks(spec, "cuda_info") if timed else []
+    for hook in cuda_info:  # a family's CUDA timing, shown (a device's capped vs uncapped grid)
+        recorder.uninstall()
+        info.update(hook(spec, entry, learner_file))
     return {**info, "calls": calls}
 
 
@@ -333,6 +341,9 @@ class CallRunner:
         self.spec, self.entry, self.device, self.budget = spec, entry, device, budget
         self.learner_file, self.lanes, self.recorder = learner_file, lanes, recorder
         self.keep_inputs, self.cache = keep_inputs, {}
+        from grader.families import registry
+        self.extensions = registry.hooks(spec, "call_extension")  # per call: a family's backward, run and judged
+        self.call_evidence = registry.hooks(spec, "call_evidence")  # an interpreted call's extra evidence
         # Regions that outlive a call: the module's tensors, and every output the learner allocated (a wrapper
         # may cache one and write it again: that is the stale-output check's business, not out-of-bounds).
         self.carried = list(carried)
@@ -386,7 +397,7 @@ class CallRunner:
         return inputs, ref, scale
 
     def kwargs(self, probe) -> dict:
-        """The entry point's extra arguments: the drill's, and a probe's own (attention's causal=True)."""
+        """The entry point's extra arguments: the drill's, and a probe's own (e.g. causal=True)."""
         return {**self.spec.kwargs, **(probe.kwargs if probe is not None else {})}
 
     def which_mistake(self, out, inputs, ref, launches, probe) -> dict | None:
@@ -428,11 +439,8 @@ class CallRunner:
         guarded = [memory.place(t, f"input {names[i]}") for i, t in enumerate(inputs)]
         mark_data(guarded)  # torch computing with these (or what a kernel wrote from them) is a fallback
         clones = [t.clone() for t in guarded]
-        grads = None
-        if spec.grads is not None:  # training drills: dy and the float64 gradients (grader/families/training.py)
-            from grader.families.training import Backward
-            grads = Backward(spec.grads, spec.reference, inputs, guarded, names, memory, seed * 2 + call,
-                             self.kwargs(probe))
+        extensions = [make(spec, inputs, guarded, names, memory, seed * 2 + call, self.kwargs(probe))
+                      for make in self.extensions]  # a training drill's dy and float64 gradients
         ev = {"size": size if isinstance(size, int) else list(size), "seed": seed, "call": call}
         recorder.launches = []
         watch = TorchWatch(memory, recorder, self.learner_file)
@@ -447,8 +455,8 @@ class CallRunner:
             with (pinned(tuner, config) if tuner is not None else nullcontext()):
                 with watch:
                     out = self.entry(*guarded, **self.kwargs(probe))
-                if grads is not None:  # the learner's backward, under the same watch and lane checks
-                    grads.run(out, watch)
+                for ext in extensions:  # the learner's backward, under the same watch and lane checks
+                    ext.run(out, watch)
             if self.device == "cuda":
                 torch.cuda.synchronize()
         except OverBudget as e:
@@ -484,8 +492,8 @@ class CallRunner:
             ev["masked_loads"] = [{"line": line, "other": value, "lanes": n}
                                   for (line, value), n in lanes.masked_loads.items()]
             ev["masked_stores"] = [{"line": line, "lanes": n} for line, n in lanes.masked_stores.items()]
-            if spec.bytes_proof and spec.byte_model is not None and inputs:
-                ev["bytes_model"] = {"n": inputs[0].numel(), **spec.byte_model(size)}
+            for hook in self.call_evidence:  # fusion's byte model at this size
+                hook(ev, spec, size, inputs)
         if "exception" in ev:
             return ev, None
         ev.update(evaluate_output(out, ref, inputs, names, memory, recorder.launches, spec, lanes is not None,
@@ -496,9 +504,9 @@ class CallRunner:
         # Known mistakes are recognised at interpreter sizes: their float64 models would cost seconds at CUDA's.
         if ev.get("wrong") and spec.mistakes and not ev.get("unwritten") and ref.numel() <= MISTAKE_MAX_NUMEL:
             ev["mistake"] = self.which_mistake(out, inputs, ref, recorder.launches, probe)
-        if grads is not None:  # y right: the first wrong gradient becomes the values evidence
-            grads.judge(ev, inputs, memory, recorder.launches, lanes is not None, self.device, evaluate_output,
-                        lanes.store_spans if lanes else None, lanes.issued if lanes else None)
+        for ext in extensions:  # y right: the first wrong gradient becomes the values evidence
+            ext.judge(ev, inputs, memory, recorder.launches, lanes is not None, self.device, evaluate_output,
+                      lanes.store_spans if lanes else None, lanes.issued if lanes else None)
         mark_out_of_bounds(ev)
         return ev, out
 

@@ -17,9 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drills import get_spec
-from grader.families import compiled
-from grader.families import fusion
-from grader.families import limits
+from grader.families import registry
 from grader.run import worker
 from grader.run import proc as procs
 from grader.run.proc import bytecode_env, child_env, kill_group, nvidia_driver_present
@@ -361,17 +359,18 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
     v.evidence = size_evidence(calls)
     v.checks += summarize_checks(calls, spec)
     v.others = sorted({c["category"] for c in calls if c["category"] and c["category"] != v.diagnosis})
-    fusion.annotate(v, calls, runs)  # launches, bytes proof, speed gate (may turn a pass into too-slow)
-    limits.annotate(v, calls, runs, spec)  # a device's launch limits: check row and JSON
+    for annotate in registry.hooks(spec, "annotate"):  # the families' evidence: launches, bytes proof, speed
+        annotate(v, calls, runs, spec)                     # gate (may turn a pass into too-slow), device limits
     if not v.passed and not v.detail.get("timing"):
         v.focus = pick_focus(calls, v.diagnosis)
         v.detail = v.focus.get("detail", {})
-        v.line = line_of(v.focus)
+        v.line = line_of(v.focus, spec)
         if v.diagnosis == "offsets" and not v.detail.get("violation"):
             v.line = offsets_line(v.source_lines, v.focus.get("launches", [])) or v.line
         if v.diagnosis == "persistent" and v.line is None:
             v.line = loop_line(v.source_lines, v.focus.get("launches", []))
-    compiled.annotate(v, runs, spec)  # a compile lab: Dynamo's breaks, recompiles, opcheck (may fail a pass)
+    for conclude in registry.hooks(spec, "conclude"):  # a compile lab: Dynamo's breaks, recompiles, opcheck
+        conclude(v, runs, spec)                          # (may fail a pass)
 
 
 def explain_cuda_death(v: Verdict, runs: list[ChildRun]) -> list[ChildRun]:
@@ -420,10 +419,11 @@ def combine(calls: list[dict]) -> str | None:
     return lane_verdict or gpu_verdict
 
 
-def line_of(call: dict) -> int | None:
+def line_of(call: dict, spec=None) -> int | None:
     d = call.get("detail", {})
-    if limits.owns(d) and d.get("line"):  # a refused launch or a broken heuristic names its own line
-        return d["line"]
+    own = registry.first(spec, "call_line", d) if spec is not None else None
+    if own:  # a family's own line (a refused launch or a broken heuristic names the line that chose it)
+        return own
     if (d.get("no_device") or {}).get("line"):  # the allocation that has no device=
         return d["no_device"]["line"]
     for key in ("violation", "exception", "masked_load"):
@@ -522,13 +522,15 @@ CHECKS = (
 SPEC_CHECKS = (
     ("max_programs", "grid capped, each tile stored once", ("persistent",)),
     ("autotune_min_configs", "autotuned over BLOCK and num_warps", ("autotune",)),
-    ("grads", "backward through autograd, partial sums without a race", ("autograd", "race")),
 )
 
 
 def summarize_checks(calls: list[dict], spec=None) -> list[dict]:
+    own = [row for check_rows in (registry.hooks(spec, "check_rows") if spec is not None else [])
+           for row in check_rows(spec)]  # a family's rows (training: backward through autograd)
     rows = list(CHECKS) + [(name, lambda c, cats=cats: c["category"] in cats)
-                           for field_name, name, cats in SPEC_CHECKS if getattr(spec, field_name, None)]
+                           for field_name, name, cats in SPEC_CHECKS if getattr(spec, field_name, None)] + \
+        [(name, lambda c, cats=cats: c["category"] in cats) for name, cats in own]
     checks = []
     for name, failed in rows:
         bad = [c for c in calls if failed(c)]

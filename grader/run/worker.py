@@ -306,7 +306,7 @@ def warm(enabled: bool = True):
 WARM_IMPORTS = ("torch", "triton", "triton.language", "triton.runtime.interpreter", "numpy", "drills",
                 "grader.run.child", "grader.judge.diagnose", "grader.judge.evaluate", "grader.watch.lanes", "grader.watch.launches",
                 "grader.watch.memory", "grader.watch.torch_watch", "grader.watch.interp_compat", "grader.watch.bf16_cpu", "grader.watch.interp_speed",
-                "grader.watch.libdevice_cpu", "grader.speed.timing", "grader.run.budget", "grader.families.limits", "grader.watch.compile_check",
+                "grader.watch.libdevice_cpu", "grader.speed.timing", "grader.run.budget", "grader.families.registry", "grader.watch.compile_check",
                 "triton.testing", "triton.runtime.autotuner", "triton.compiler.compiler", "triton.backends.compiler")
 
 
@@ -326,6 +326,7 @@ def serve(sock: socket.socket) -> int:
     try:
         for name in WARM_IMPORTS:
             importlib.import_module(name)
+        importlib.import_module("grader.families.registry").families()  # every rule module, once for all forks
     except BaseException as e:  # noqa: BLE001 - reported to the parent, which grades cold
         _send(sock, {"ready": False, "error": f"import failed: {type(e).__name__}: {e}"[:500]})
         return 1

@@ -19,10 +19,10 @@ What each column is, so that an expert can trust it:
   shown above 100 %: a time that would be is not a measurement of the work, and is marked "!".
 
 Drills whose sizes are shapes sweep shapes (`spec.bench_sizes`, or `--sizes 1024x1024x1024,...`). Compute-bound
-drills (`spec.flops`: matmul, matmul-epilogue, attention) are shown in TFLOPS instead of GB/s: "% peak" is of the
+drills (`spec.flops`) are shown in TFLOPS instead of GB/s: "% peak" is of the
 GPU's dense fp16 tensor-core peak (grader.speed.timing.peak_tflops), and "% <bar>" is yours as a share of the library
-kernel the drill is measured against (the last of `spec.speed_refs`, else eager: cuBLAS for matmul, SDPA for
-attention). No copy is timed for them: a matmul is not limited by bytes. The "compile†" sweep runs for 1-D sizes
+kernel the drill is measured against (the last of `spec.speed_refs`, else eager: cuBLAS for a GEMM, SDPA for
+scaled dot-product). No copy is timed for them: a GEMM is not limited by bytes. The "compile†" sweep runs for 1-D sizes
 only (the dynamic-shape lesson is about n).
 """
 from __future__ import annotations
@@ -333,8 +333,8 @@ def _bytes(spec, size, args, out) -> int:
 
 
 def wrong_elements(spec, args, out) -> int | None:
-    """grader.judge.evaluate.count_wrong's count, or None when the float64 reference does not fit in memory (attention at
-    S = 8192)."""
+    """grader.judge.evaluate.count_wrong's count, or None when the float64 reference does not fit in memory (an (S, S)
+    score matrix at S = 8192)."""
     import torch
 
     from grader.judge.evaluate import count_wrong
@@ -357,7 +357,7 @@ def static_compile(fn, args, kwargs):
 def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
     """Every provider but the swept compile at each size, the copy reference at that size (memory-bound drills), and
     the candidate's output checked against the float64 reference. `device` is "cuda" in `drill bench`; tests run it
-    on "cpu", faked. A reference provider that fails (out of memory for eager attention's (S, S) scores) is recorded
+    on "cpu", faked. A reference provider that fails (out of memory for an eager (S, S) score matrix) is recorded
     and the sweep goes on; the candidate failing ends it."""
     from grader.speed.timing import bench_ms, best_copy, gbps
 

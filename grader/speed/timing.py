@@ -236,15 +236,15 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     from grader.judge.evaluate import count_wrong
 
     say = say or progress_writer()
-    size = spec.bench_size  # a numel (1-D drills) or a shape (rows: softmax, RMSNorm)
+    size = spec.bench_size  # a numel (1-D drills) or a shape (row kernels)
     n = numel_of(size)
     args = draw(spec, size, 12345, device)
     model = spec.byte_model(size) if spec.byte_model else None
     # Without a byte model's "fused": read every input once, write one output like the first input.
     fused_bytes = model["fused"] if model and model.get("fused") else \
         sum(t.numel() * t.element_size() for t in args) + args[0].numel() * args[0].element_size()
-    # Compute-bound drills (matmul, attention) are judged in FLOP/s against the tensor-core peak, not against a copy
-    # (and their shape's element count, 4096^3 for a matmul, is no buffer to copy).
+    # Compute-bound drills (spec.flops) are judged in FLOP/s against the tensor-core peak, not against a copy
+    # (and their shape's element count, 4096^3 for a GEMM, is no buffer to copy).
     flops = spec.flops(size) if spec.flops else None
     bw, bw_cached = (None, False) if flops else copy_bandwidth(n, device_name, say)
 

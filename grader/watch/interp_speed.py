@@ -3,11 +3,11 @@
 - Triton's interpreter runs every integer `+ - *` twice when `sanitize_overflow` is on (the default): once as
   written and once in int64, compared against the int32 range, then handed to `device_assert` — which returns
   without looking unless the builder's options say `debug=True`, and the interpreter's never do. That discarded
-  check was ~30 % of a vector-add grade. It is switched off only while `debug` is off, and only when the installed
+  check was ~30 % of a 1-D elementwise drill's grade. It is switched off only while `debug` is off, and only when the installed
   Triton's `device_assert` is the no-op described (checked in its source), so a Triton that does assert keeps it.
 - torch runs single-threaded in the interpreter run: the kernel is single-threaded Python, torch's own work there
   is on tensors of at most ~1e5 elements, and on a shared 2-core machine a second intra-op thread spinning made a
-  vector-add grade's calls 2x slower (measured: 4.4 s vs 1.8 s under load).
+  1-D elementwise grade's calls 2x slower (measured: 4.4 s vs 1.8 s under load).
 """
 from __future__ import annotations
 

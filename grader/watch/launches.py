@@ -9,8 +9,7 @@ import inspect
 from contextlib import contextmanager
 
 from grader.core.frames import learner_line
-
-BLOCK_NAMES = ("BLOCK_SIZE", "BLOCK", "XBLOCK", "BLOCK_N", "BLOCK_M", "RBLOCK")
+from grader.core.meta import BLOCK_NAMES, block_along, block_of  # noqa: F401 - re-exported: launch records' readers
 
 
 def _signature(kernel):
@@ -26,16 +25,6 @@ def bound_arguments(kernel, args, kwargs) -> dict:
     bound = sig.bind_partial(*args, **known)
     bound.apply_defaults()
     return dict(bound.arguments)
-
-
-def block_of(meta: dict) -> int | None:
-    for name in BLOCK_NAMES:
-        if isinstance(meta.get(name), int):
-            return meta[name]
-    for name, value in meta.items():
-        if "BLOCK" in name.upper() and isinstance(value, int) and not isinstance(value, bool):
-            return value
-    return None
 
 
 def tile_elems(meta: dict) -> int | None:
@@ -234,13 +223,3 @@ def autotune_evidence(tuners: list, min_configs: int) -> dict:
     elif not keys:
         ev["problem"] = "no-key"
     return ev
-
-
-def block_along(meta: dict, axis: str) -> int | None:
-    """The kernel's block size along `axis` ("K", "N"), whatever the learner called it: BLOCK_K, BLOCK_SIZE_K, BK."""
-    for name, value in meta.items():
-        upper = name.upper()
-        if isinstance(value, int) and not isinstance(value, bool) and upper.endswith(axis) and \
-                ("BLOCK" in upper or upper in (f"B{axis}", f"T{axis}", f"TILE_{axis}")):
-            return value
-    return None
