@@ -177,6 +177,7 @@ def run_decode(rounds, bad):
     import torch.nn.functional as F
 
     from benchmarks import serving_candidates as sc
+    from drills.serving_specs import _decode_eager
     for shape in DECODE_SHAPES:
         B, H, H_kv, L, D, page = shape
         q, k, v, table_, lens = decode_inputs(shape)
@@ -190,7 +191,8 @@ def run_decode(rounds, bad):
             return F.scaled_dot_product_attention(q[:, :, None, :], kk, vv, **gqa)[:, :, 0]
 
         fns = {"sdpa contiguous": lambda: F.scaled_dot_product_attention(q[:, :, None, :], k_c, v_c, **gqa)[:, :, 0],
-               "eager gather + sdpa": eager}
+               "eager gather + sdpa": eager,
+               "spec eager (gather + sdpa, seq_lens mask)": lambda: _decode_eager(q, k, v, table_, lens)}
         for cfg in DECODE_CONFIGS:
             if ("decode", shape, label(cfg)) in bad:
                 continue
