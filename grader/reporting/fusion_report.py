@@ -102,8 +102,10 @@ def render_parts(v, spec, lang: str) -> list:
         parts.append(table)
         model = timing.get("byte_model") or {}
         ratio = f"{model['eager'] / model['fused']:.2f}" if model.get("fused") and model.get("eager") else "?"
-        parts.append(Text("  " + t("speedup_line_flops" if compute and ratio == "?" else "speedup_line", lang,
-                                   speedup=f"{timing['speedup']:.2f}", need=timing.get("speedup_min"), model=ratio)))
+        line = "speedup_line_bar" if timing.get("bar") else \
+            "speedup_line_flops" if compute and ratio == "?" else "speedup_line"
+        parts.append(Text("  " + t(line, lang, speedup=f"{timing['speedup']:.2f}", need=timing.get("speedup_min"),
+                                   model=ratio, bar=timing.get("bar"))))
         if compute:
             parts.append(Text("  " + t("speed_note_flops", lang, flops=f"{timing['flops']:,}",
                                        peak=f"{timing['peak_tflops']:.0f}" if timing.get("peak_tflops") else "?"),

@@ -134,6 +134,8 @@ def explain(v, lang: str) -> tuple[str, str]:
         kw.update(fusion_report.timing_kw(d), numel=d.get("numel"), wrong=d.get("wrong"), unwritten=0)
         if d.get("flops") and cat in ("too-slow", "impossible-time"):  # matmul, attention: FLOPs, not bytes
             key = f"{cat}-compute"
+        if cat == "too-slow" and d.get("bar"):  # the gate divides by the spec's speed_bar row, not by eager
+            key, kw["bar"] = "too-slow-bar", d["bar"]
     elif cat in ("dtype", "shape"):
         kw.update(got=d.get("got"), expected=d.get("expected"), device=d.get("device"))
         if cat == "shape" and d.get("no_device"):
