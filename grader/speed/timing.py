@@ -239,7 +239,7 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     say = say or progress_writer()
     size = spec.bench_size  # a numel (1-D drills) or a shape (rows: softmax, RMSNorm)
     n = numel_of(size)
-    args = draw(spec, size, 12345, device, spec.bench_inputs)
+    args = draw(spec, size, 12345, device)
     model = spec.byte_model(size) if spec.byte_model else None
     # Without a byte model's "fused": read every input once, write one output like the first input.
     fused_bytes = model["fused"] if model and model.get("fused") else \
