@@ -8,6 +8,9 @@ quant (W4A16): `w4a16(a, w_packed, scales, group, cfg)` with cfg = dict(kind, BM
                  against the even and odd columns of a;
   kind "swap"    C^T = W^T A^T: the dequantised weight tile is the dot's first operand (on Hopper a register operand
                  of wgmma), a^T the second: what small-M W4A16 kernels do when M is below the MMA's 64 rows.
+  kind "awq"     BLOCK_K divides the group: the step's scale row multiplies its float32 partial product (AWQ's
+                 Triton kernel does this); "awq_join" also loads each byte once and interleaves its nibbles with
+                 tl.join + tl.reshape. Not yet timed on a GPU (added after the first H200 run).
   SPLIT_K > 1: each program covers every SPLIT_K-th BK step and adds its partial tile into a float32 C with
   tl.atomic_add, then C is cast to float16 (zero, kernel, cast: three launches).
 decode: `decode(q, k, v, table, lens, cfg)` with cfg = dict(kind, BLOCK_N, splits, warps, stages):
@@ -127,13 +130,55 @@ def _w4_swap(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
         tl.atomic_add(c_ptrs, acc, mask=c_mask)
 
 
-_W4 = {"k2": _w4_k2, "evenodd": _w4_evenodd, "swap": _w4_swap}
+@triton.jit
+def _w4_awq(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
+            stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+            GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+            SPLIT_K: tl.constexpr, JOIN: tl.constexpr):
+    """BLOCK_K divides GROUP_SIZE: a K step lies in one group, so its scale row (BLOCK_N,) multiplies the step's
+    float32 partial product (one multiply per output, not per weight); the int4 values go to tl.dot as float16
+    (exact). JOIN: each byte loaded once, its nibbles interleaved back into k order with tl.join + tl.reshape."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_r = tl.arange(0, BLOCK_K // 2)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
+        k = k0 + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
+                    mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
+        if JOIN:
+            r = k0 // 2 + offs_r
+            byte = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn,
+                           mask=(r[:, None] < K // 2) & (offs_n[None, :] < N), other=0).to(tl.int32)
+            lo = ((byte & 0xF) ^ 8) - 8
+            hi = (((byte >> 4) & 0xF) ^ 8) - 8
+            q = tl.reshape(tl.permute(tl.join(lo, hi), (0, 2, 1)), (BLOCK_K, BLOCK_N))
+        else:
+            packed = tl.load(w_ptr + (k[:, None] // 2) * stride_wk + offs_n[None, :] * stride_wn,
+                             mask=(k[:, None] < K) & (offs_n[None, :] < N), other=0)
+            q = (((packed.to(tl.int32) >> ((k[:, None] % 2) * 4)) & 0xF) ^ 8) - 8
+        scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
+        acc += tl.dot(a, q.to(tl.float16)) * scale.to(tl.float32)[None, :]
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if SPLIT_K == 1:
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
+    else:
+        tl.atomic_add(c_ptrs, acc, mask=c_mask)
+
+
+_W4 = {"k2": _w4_k2, "evenodd": _w4_evenodd, "swap": _w4_swap, "awq": _w4_awq, "awq_join": _w4_awq}
 
 
 def w4a16(a, w_packed, scales, group_size, cfg):
     M, K = a.shape
     N = w_packed.shape[1]
     bm, bn, bk, sk = cfg["BM"], cfg["BN"], cfg["BK"], cfg.get("SPLIT_K", 1)
+    assert not cfg["kind"].startswith("awq") or group_size % bk == 0, "awq kinds: BLOCK_K must divide the group"
     if sk == 1:
         c = torch.empty((M, N), device=a.device, dtype=torch.float16)
     else:
@@ -142,7 +187,8 @@ def w4a16(a, w_packed, scales, group_size, cfg):
     _W4[cfg["kind"]][grid](a, w_packed, scales, c, M, N, K, a.stride(0), a.stride(1), w_packed.stride(0),
                            w_packed.stride(1), scales.stride(0), scales.stride(1), c.stride(0), c.stride(1),
                            GROUP_SIZE=group_size, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, SPLIT_K=sk,
-                           num_warps=cfg.get("warps", 4), num_stages=cfg.get("stages", 3))
+                           num_warps=cfg.get("warps", 4), num_stages=cfg.get("stages", 3),
+                           **({"JOIN": cfg["kind"] == "awq_join"} if cfg["kind"].startswith("awq") else {}))
     return c if sk == 1 else c.to(torch.float16)
 
 

@@ -37,6 +37,9 @@ QUANT_SMALL = [
     _q("evenodd", 16, 64, 256, 4), _q("evenodd", 16, 128, 256, 4), _q("evenodd", 16, 64, 128, 8, 4, 4),
     _q("swap", 16, 64, 128, 4), _q("swap", 16, 128, 128, 4), _q("swap", 16, 64, 256, 4),
     _q("swap", 16, 128, 256, 8, 8), _q("swap", 16, 64, 256, 8, 4, 4),
+    # added after the first H200 run (not yet timed): the scale per step on the partial product, bytes loaded once
+    _q("awq", 16, 64, 64), _q("awq", 16, 64, 128), _q("awq", 16, 128, 128, 4), _q("awq_join", 16, 64, 64),
+    _q("awq_join", 16, 64, 128), _q("awq_join", 16, 128, 128), _q("awq_join", 16, 128, 128, 4),
 ]
 QUANT_LARGE = [
     _q("k2", 64, 64, 64, 1, 4, 3),  # the current reference's tiles (M > 16)
@@ -44,6 +47,8 @@ QUANT_LARGE = [
     _q("k2", 64, 128, 64, 1, 4, 4), _q("k2", 128, 128, 32, 1, 4, 4),
     _q("evenodd", 128, 128, 64, 1, 8, 3), _q("evenodd", 128, 128, 128, 1, 8, 3),
     _q("swap", 128, 128, 64, 1, 8, 3), _q("swap", 64, 128, 64, 1, 4, 4), _q("swap", 128, 256, 64, 1, 8, 3),
+    _q("awq", 128, 128, 64, 1, 4, 4), _q("awq", 128, 256, 64, 1, 8, 3), _q("awq_join", 128, 128, 64, 1, 4, 4),
+    _q("awq_join", 128, 256, 64, 1, 8, 3),
 ]
 QUANT_CONFIGS = {1: QUANT_SMALL, 16: QUANT_SMALL, 128: QUANT_SMALL[:1] + QUANT_SMALL[7:9] + QUANT_LARGE,
                  4096: QUANT_LARGE}
