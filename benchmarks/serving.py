@@ -1,5 +1,6 @@
 """Speed of the serving drills on this GPU, side by side in one run, and how reliable their gates would be (benchmark,
-not a test). Issue 22's "Speed" section; nothing here is calibrated until the lead runs it on the H200.
+not a test). Issue 22's "Speed" section. The decode and quant gates rest on one H200 run of 3 rounds
+(docs/serving.md); `--repeats 20` is their calibration.
 
     PYTHONPATH=. python benchmarks/serving.py --out DIR [--repeats 20] [--cases decode,quant,conv]
 
