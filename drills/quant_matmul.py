@@ -51,12 +51,19 @@ def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, 
     assert w_packed.shape[0] * 2 == K and K % group_size == 0, "K must be 2 x w_packed rows and whole groups"
     N = w_packed.shape[1]
     c = torch.empty((M, N), device=a.device, dtype=torch.float16)
-    BLOCK_M = 16 if M <= 16 else 64  # a decode GEMV (M = 1..16) needs no tall tile: the weight bytes dominate
-    BLOCK_N, BLOCK_K = 64, 64
+    # The tiles by M, as real W4A16 kernels pick them (H200, N = K = 8192: docs/serving.md). M <= 16 is a decode
+    # GEMV: no tall tile, the weight bytes dominate. Larger M is a GEMM: 128-row tiles reuse each dequantised
+    # weight tile 128 times, and a deeper pipeline (num_stages) hides the loads behind the dots.
+    if M <= 16:
+        BLOCK_M, BLOCK_N, BLOCK_K, warps, stages = 16, 64, 64, 4, 3
+    elif M < 2048:
+        BLOCK_M, BLOCK_N, BLOCK_K, warps, stages = 128, 128, 64, 4, 4
+    else:
+        BLOCK_M, BLOCK_N, BLOCK_K, warps, stages = 128, 256, 64, 8, 3
     grid = HOLE("grid: (programs along M, programs along N)")
     w4a16_kernel[grid](a, w_packed, scales, c, M, N, K,
                        a.stride(0), a.stride(1), w_packed.stride(0), w_packed.stride(1),
                        scales.stride(0), scales.stride(1), c.stride(0), c.stride(1),
                        GROUP_SIZE=group_size, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
-                       num_warps=4, num_stages=3)
+                       num_warps=warps, num_stages=stages)
     return c

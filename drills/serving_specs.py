@@ -29,17 +29,19 @@ def _meta_int(meta: dict, *names) -> int | None:
 # maps each sequence's logical pages to a random permutation of the physical ones, with one spare column (padded with
 # valid pages, as vLLM pads with page 0), and spare physical pages hold data of their own.
 
-def _seq_lens(b: int, page: int, l_max: int) -> list[int]:
+def _seq_lens(b: int, page: int, l_max: int, l_min: int = 1) -> list[int]:
+    """The batch's sequence lengths: the pool's edge cases and primes, none below l_min (a size's optional 7th
+    element: the speed gate's size gives l_min = l_max, every sequence equally long, as benchmarks/serving.py)."""
     pool = [l_max, 1, page - 1, page, page + 1, 37, 2 * page + 3, 67, 97, 131]
-    lens = [min(max(1, n), l_max) for n in pool]
+    lens = [min(max(l_min, n), l_max) for n in pool]
     return [lens[i % len(lens)] for i in range(b)]
 
 
 def _paged_inputs(q_scale: float = 2.0, lens=None):
     def make(size, gen):
         import torch
-        b, h, h_kv, d, page, l_max = size
-        seq = lens(size) if lens else _seq_lens(b, page, l_max)
+        b, h, h_kv, d, page, l_max = size[:6]
+        seq = lens(size) if lens else _seq_lens(b, page, l_max, *size[6:])
         width = -(-l_max // page) + 1  # table columns: the longest sequence's pages and one spare
         num_blocks = b * width + 3
         perm = torch.randperm(num_blocks, generator=gen, device=gen.device)
@@ -235,10 +237,12 @@ _COMBINE_FIX = {
           "分母里的份额；超过 seq_len 的 split 的 lse = -inf，权重为 0。"}
 _INNER_FIX = {
     "en": "When a block raises the split's running max from m_i to m_new, everything accumulated so far is scaled "
-          "by alpha = exp2(m_i - m_new): l_i = l_i * alpha + tl.sum(p, 0), acc = acc * alpha + tl.sum(p[:, None] * "
-          "v, 0), then m_i = m_new.",
+          "by alpha = exp2(m_i - m_new): l_i = l_i * alpha + (the block's sum of p), acc = acc * alpha + p v (with "
+          "the heads as rows: acc * alpha[:, None] + tl.dot(p.to(tl.float16), v); one head: acc * alpha + "
+          "tl.sum(p[:, None] * v, 0)), then m_i = m_new.",
     "zh": "某个块把 split 的运行最大值从 m_i 提高到 m_new 时，之前累加的一切都要乘 alpha = exp2(m_i - m_new)："
-          "l_i = l_i * alpha + tl.sum(p, 0)，acc = acc * alpha + tl.sum(p[:, None] * v, 0)，然后 m_i = m_new。"}
+          "l_i = l_i * alpha +（这个块 p 的和），acc = acc * alpha + p v（头作为行时：acc * alpha[:, None] + "
+          "tl.dot(p.to(tl.float16), v)；只有一个头时：acc * alpha + tl.sum(p[:, None] * v, 0)），然后 m_i = m_new。"}
 _TAIL_FIX = {
     "en": "The last page is partial: its slots at or past seq_len hold another request's stale K and V. valid = "
           "tok < end (end = min(split end, seq_len)); load K and V with mask=valid[:, None], other=0.0 and give "
@@ -302,7 +306,7 @@ def _decode_rising(size, gen):
     rescale of acc or l inside a split, or a combine that ignores the splits' maxima, shows."""
     import torch
     q, k, v, table, lens = _paged_inputs(q_scale=1.0)(size, gen)
-    b, h, h_kv, d, page, l_max = size
+    b, h, h_kv, d, page, l_max = size[:6]
     q = (q.float().abs() + 0.5).half()
     # Position of each physical slot in its sequence: scores ~ 0.15 per token (0..20 over 131 tokens).
     pos = torch.zeros(k.shape[0], page, dtype=torch.float32, device=k.device)
@@ -314,10 +318,48 @@ def _decode_rising(size, gen):
     return q, k.half(), v, table, lens
 
 
+_PREPARED: dict = {}
+
+
+def _prepared(tensors: tuple, build):
+    """A value derived once from these input tensors and reused while they are the same objects, unchanged (the
+    float16 weight cuBLAS would multiply, a contiguous copy of a paged cache): a speed gate's bar then times only
+    what a deployment runs per call. One slot, holding the tensors (so their memory cannot be reused meanwhile)."""
+    key = tuple(t._version for t in tensors)
+    held = _PREPARED.get("tensors") or ()
+    if len(held) != len(tensors) or any(a is not b for a, b in zip(held, tensors)) or _PREPARED["key"] != key:
+        _PREPARED.clear()
+        _PREPARED.update(tensors=tensors, key=key, value=build())
+    return _PREPARED["value"]
+
+
+def _contiguous_kv(k_cache, v_cache, block_table, seq_lens):
+    """Each sequence's K and V as (B, H_kv, L, D), L = the longest seq_len, and the key mask (None when every
+    sequence is L long)."""
+    import torch
+    b, width = block_table.shape
+    page, h_kv, d = k_cache.shape[1:]
+    n = int(seq_lens.max())
+    k = k_cache[block_table.long()].reshape(b, width * page, h_kv, d)[:, :n].transpose(1, 2).contiguous()
+    v = v_cache[block_table.long()].reshape(b, width * page, h_kv, d)[:, :n].transpose(1, 2).contiguous()
+    keep = torch.arange(n, device=k.device)[None, :] < seq_lens.to(k.device)[:, None]
+    return k, v, (None if bool(keep.all()) else keep[:, None, None, :])
+
+
+def _decode_sdpa_contiguous(q, k_cache, v_cache, block_table, seq_lens):
+    """F.scaled_dot_product_attention on the same K and V laid out contiguously (B, H_kv, L, D), the copy made
+    once, outside the timing: SDPA's best case, the bandwidth a paged kernel is measured against"""
+    import torch.nn.functional as F
+    k, v, mask = _prepared((k_cache, v_cache, block_table, seq_lens),
+                           lambda: _contiguous_kv(k_cache, v_cache, block_table, seq_lens))
+    h, h_kv = q.shape[1], k_cache.shape[2]
+    return F.scaled_dot_product_attention(q[:, :, None, :], k, v, attn_mask=mask, enable_gqa=h != h_kv)[:, :, 0]
+
+
 def _decode_bytes(size):
     """`drill bench`'s byte model: each sequence's K and V read once (its seq_len tokens), q read, o written."""
-    b, h, h_kv, d, page, l_max = size
-    tokens = sum(_seq_lens(b, page, l_max))
+    b, h, h_kv, d, page, l_max = size[:6]
+    tokens = sum(_seq_lens(b, page, l_max, *size[6:]))
     return {"fused": 2 * tokens * h_kv * d * 2 + 2 * b * h * d * 2}
 
 
@@ -342,6 +384,9 @@ DECODE_SIZES = (
     (3, 8, 1, 128, 32, 97),    # H / H_kv = 8, D = 128, pages of 32: lens 97, 1, 31
 )
 
+DECODE_SDPA = "F.scaled_dot_product_attention, K and V contiguous"
+DECODE_GATE_SIZE = (32, 32, 32, 128, 16, 4096, 4096)
+
 DECODE_SPEC = DrillSpec(
     name="decode-attention",
     entry="decode_attention",
@@ -363,9 +408,16 @@ DECODE_SPEC = DrillSpec(
     oob_texts=_DECODE_OOB,
     max_launches=2,
     eager=_decode_eager,
-    byte_model=_decode_bytes,  # `drill bench` only (no bytes proof: split-KV writes partials by design)
-    # No speed gate yet: issue 22's gates (>= 0.8 x SDPA's bandwidth, >= 3 x eager) are uncalibrated until
-    # benchmarks/serving.py runs on the H200.
+    byte_model=_decode_bytes,  # the speed table's GB/s (no bytes proof: split-KV writes partials by design)
+    speed_refs=((DECODE_SDPA, _decode_sdpa_contiguous),),
+    # >= 3 x eager (gather the pages, then SDPA with the seq_lens mask), the issue's gate. H200, one run of 3 rounds
+    # (benchmarks/serving_sweep.py, docs/h200/serving_sweep_batch1.txt): the reference's schedule 498 us, 3.35 x
+    # eager, 0.97 x SDPA on a contiguous copy; the known-slow one-launch kernel 1.05 x (an earlier session). The
+    # 20-run calibration (benchmarks/serving.py --repeats 20 --cases decode) is still to do.
+    speedup_min=3.0,
+    # The gate's size: 32 sequences all 4096 tokens long (the 7th element: the shortest length), pages of 16.
+    bench_size=DECODE_GATE_SIZE,
+    small_size=(4, 32, 8, 128, 16, 512),
     bench_sizes=((32, 32, 32, 128, 16, 4096), (32, 32, 8, 128, 16, 4096), (4, 32, 8, 128, 16, 32768)),
     mock_minutes=40,
 )
@@ -517,21 +569,36 @@ W4_MISTAKES = (
 )
 
 
-def _w4a16_eager(a, w_packed, scales, group_size=128):
-    """Eager dequant-then-matmul: unpack to int8, scale in float16, torch.matmul (cuBLAS) on the dequantised weight."""
+def _dequant_fp16(w_packed, scales, group_size=128):
+    """The (K, N) float16 weight: unpack to int8, sign-extend, scale in float16."""
     import torch
     lo = (w_packed & 0xF).to(torch.int8)
     hi = (w_packed >> 4).to(torch.int8)
     w = torch.stack([lo, hi], dim=1).reshape(-1, w_packed.shape[1])
     w = torch.where(w >= 8, w - 16, w).to(torch.float16)
-    w = w * scales.repeat_interleave(group_size, dim=0)
-    return torch.matmul(a, w)
+    return w * scales.repeat_interleave(group_size, dim=0)
+
+
+def _w4a16_eager(a, w_packed, scales, group_size=128):
+    """Eager dequant-then-matmul: unpack to int8, scale in float16, torch.matmul (cuBLAS) on the dequantised weight."""
+    import torch
+    return torch.matmul(a, _dequant_fp16(w_packed, scales, group_size))
+
+
+def _w4a16_cublas(a, w_packed, scales, group_size=128):
+    """torch.matmul (cuBLAS) on the weight already in float16, dequantised once outside the timing: what the
+    unquantised model runs per call, the bar a 4-bit weight GEMM must beat"""
+    import torch
+    return torch.matmul(a, _prepared((w_packed, scales), lambda: _dequant_fp16(w_packed, scales, group_size)))
 
 
 def _w4a16_flops(size):
     m, n, k = size
     return 2 * m * n * k
 
+
+W4_CUBLAS = "cuBLAS on the float16 weight"
+W4_GATE_SIZE = (16, 8192, 8192)  # a decode step of 16 sequences through an 8192 x 8192 projection
 
 W4_SPEC = DrillSpec(
     name="quant-matmul",
@@ -553,7 +620,16 @@ W4_SPEC = DrillSpec(
     mistakes=W4_MISTAKES,
     eager=_w4a16_eager,
     flops=_w4a16_flops,
-    # No speed gate yet (>= 2 x cuBLAS at M <= 16, >= 0.6 x at M = 4096): uncalibrated, benchmarks/serving.py.
+    speed_refs=((W4_CUBLAS, _w4a16_cublas),),
+    speed_bar=W4_CUBLAS,
+    # >= 0.3 x cuBLAS on the float16 weight at M = 16, what the measurements support, not the issue's 2 x: no
+    # schedule tried beat cuBLAS (docs/serving.md). H200, one run of 3 rounds (docs/h200/serving_sweep_batch1.txt):
+    # the reference's M <= 16 tiles 104 us = 0.46 x cuBLAS's 47.9 us; the known-slow 16x16x16 tiles 306 us = 0.16 x
+    # (an earlier session, 3 runs). The 20-run calibration (benchmarks/serving.py --repeats 20 --cases quant) is
+    # still to do.
+    speedup_min=0.3,
+    bench_size=W4_GATE_SIZE,
+    small_size=(16, 1024, 1024),
     bench_sizes=tuple((m, 8192, 8192) for m in (1, 16, 128, 4096)),
     mock_minutes=30,
 )

@@ -214,3 +214,98 @@ def test_drill_bench_sweeps_each_serving_drill(monkeypatch, name):
     else:
         assert row["tflops"]["yours"] == pytest.approx(spec.flops(size) / 0.5e-3 / 1e12)
     assert spec.bench_sizes
+
+
+def _fake_speed(monkeypatch, spec, entry, times, copy_n=None):
+    """speed_report's data flow on CPU with do_bench and the copy bandwidth faked (as tests/test_fusion_drills.py)."""
+    from grader.speed import timing
+
+    seq = iter(times)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), next(seq))[1])
+
+    def copy_bw(n, name, say):
+        if copy_n is not None:
+            copy_n.append(n)
+        return 4e12, True
+    monkeypatch.setattr(timing, "copy_bandwidth", copy_bw)
+    monkeypatch.setattr(timing, "WALL_CALLS", 1)
+    return timing.speed_report(spec, entry, "fake", say=lambda m: None, device="cpu")
+
+
+def _reference_entry(spec, dtype=torch.float16):
+    return lambda *a, **kw: spec.reference(*[t.double() for t in a], **kw).to(dtype)
+
+
+def test_quant_gate_divides_by_cublas_on_the_float16_weight_not_by_eager(monkeypatch):
+    """The W4A16 gate is against what the unquantised model runs (cuBLAS on a float16 weight, dequantised once), not
+    against eager dequant-then-matmul, which is 16 x slower here: a kernel 1.25 x the gate passes, 0.8 x fails."""
+    import dataclasses
+
+    from grader.families import fusion
+    from grader.reporting.report import explain
+    from grader.run.runner import ChildRun
+
+    spec = dataclasses.replace(drills.get_spec("quant-matmul"), bench_size=(16, 256, 256), small_size=(4, 128, 128))
+    assert [label for label, _ in spec.speed_refs] == [spec.speed_bar]
+    need, eager, cublas = spec.speedup_min, 0.8, 0.05
+    fast, slow_ms = cublas / (need * 1.25), cublas / (need * 0.8)
+    t = _fake_speed(monkeypatch, spec, _reference_entry(spec), [fast, eager, cublas] * 5 + [0.01] * 6)
+    assert t["bar"] == S.W4_CUBLAS and t["speedup"] == pytest.approx(need * 1.25) and t["category"] is None
+    slow = _fake_speed(monkeypatch, spec, _reference_entry(spec), [slow_ms, eager, cublas] * 5 + [0.01] * 6)
+    assert slow["category"] == "too-slow" and slow["speedup"] == pytest.approx(need * 0.8)
+    v = Verdict(drill="quant-matmul", file="q.py", device="cuda", passed=True, diagnosis=None)
+    fusion.apply_timing(v, [ChildRun("cuda", result={"timing": slow})])
+    assert not v.passed and v.diagnosis == "too-slow" and v.detail["eager_ms"] == pytest.approx(cublas)
+    what, fix = explain(v, "en")
+    assert f"{need * 0.8:.2f}x the speed of cuBLAS on the float16 weight" in what and "50.0 µs" in what
+    assert f"at least {need}x" in what and "eager" not in what
+    assert "7 % of the bandwidth" in fix and "128x256" in fix
+    assert v.checks[-1]["name"] == "as fast as the speed gate asks (CUDA)" and not v.checks[-1]["passed"]
+    what_zh, fix_zh = explain(v, "zh")
+    assert f"cuBLAS on the float16 weight 的 {need * 0.8:.2f} 倍" in what_zh and "7 %" in fix_zh
+
+
+def test_the_cublas_bar_dequantises_once_per_weight():
+    calls = []
+    a, w, s = inputs("quant-matmul", (4, 48, 256))
+    a, s = a.float(), s.float()
+    real = S._dequant_fp16
+    try:
+        S._dequant_fp16 = lambda *x: calls.append(1) or real(*x)
+        first = S._w4a16_cublas(a, w, s)
+        S._w4a16_cublas(a, w, s)
+        assert len(calls) == 1
+        S._w4a16_cublas(a, w, s.clone())  # another tensor: built again
+        assert len(calls) == 2
+        s2 = s.clone()
+        S._w4a16_cublas(a, w, s2)
+        s2.mul_(2)  # changed in place: built again
+        S._w4a16_cublas(a, w, s2)
+        assert len(calls) == 4
+    finally:
+        S._dequant_fp16 = real
+    assert torch.allclose(first, S._w4a16_eager(a, w, s))
+
+
+def test_decode_gate_size_has_every_sequence_full_and_its_byte_model_agrees():
+    spec = drills.get_spec("decode-attention")
+    b, h, h_kv, d, page, l_max, l_min = spec.bench_size
+    assert l_min == l_max
+    small = (4, 2, 1, 64, 16, 64, 64)
+    q, k, v, table, lens = inputs("decode-attention", small)
+    assert lens.tolist() == [64] * 4
+    assert S._decode_bytes(small)["fused"] == 2 * 4 * 64 * 1 * 64 * 2 + 2 * 4 * 2 * 64 * 2
+    got = S._decode_sdpa_contiguous(q.double(), k.double(), v.double(), table, lens)
+    assert torch.allclose(got, spec.reference(q.double(), k.double(), v.double(), table, lens))
+
+
+def test_decode_gate_measures_copy_bandwidth_at_its_own_bytes_not_its_shapes_numel(monkeypatch):
+    """(B, H, H_kv, D, PAGE, L, L) multiplies out to no buffer: the copy reference moves the kernel's bytes."""
+    import dataclasses
+
+    spec = dataclasses.replace(drills.get_spec("decode-attention"), bench_size=(4, 2, 1, 64, 16, 64, 64),
+                               small_size=(2, 2, 1, 64, 16, 33))
+    seen = []
+    t = _fake_speed(monkeypatch, spec, _reference_entry(spec), [0.01, 0.05, 0.02] * 5 + [0.01] * 6, seen)
+    assert t["category"] is None and t["bar"] is None and t["speedup"] == pytest.approx(5.0)
+    assert seen == [t["fused_bytes"] // 8] and t["fused_bytes"] == S._decode_bytes(spec.bench_size)["fused"]

@@ -40,6 +40,8 @@ CAUSES = {
                     "zh": "访存不合并：相邻 lane 读相距很远的地址"},
     "wasted-programs": {"en": "a grid that wastes programs: many launched programs have nothing to do",
                         "zh": "grid 浪费 program：很多启动的 program 无事可做"},
+    "few-programs": {"en": "too few programs to fill the GPU: each walks a long loop alone (no split)",
+                     "zh": "program 太少，填不满 GPU：每个 program 独自走一个很长的循环（没有切分）"},
 }
 MEASURES = ("launches", "programs", "bytes", "stored", None)
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2

@@ -171,6 +171,7 @@ class DrillSpec:
     bench_size: Any = 2**24 + 17    # CUDA: size the speed gate times at (odd on purpose: the tail tile counts)
     small_size: Any = 100_000       # CUDA: size where device time and host wall time are compared (launch-bound)
     speed_refs: tuple = ()          # CUDA: extra (label, fn) rows timed beside the candidate, shown only
+    speed_bar: str = ""             # CUDA: the label of the speed_refs row the gate divides by (default: eager)
     bench_sizes: Sequence = ()      # `drill bench`'s default sweep (default: 2^12..2^27, or the CUDA sizes)
     # -- 2-D, reduction, persistent and autotune drills --
     probes: tuple = ()              # Probe(...) input sets graded after `sizes`

@@ -94,6 +94,8 @@ def explain_kw(v, spec, lang: str, cat: str, d: dict) -> tuple[str, dict] | None
         kw.update(timing_kw(d), numel=d.get("numel"), wrong=d.get("wrong"), unwritten=0)
         if d.get("flops") and cat in ("too-slow", "impossible-time"):  # compute-bound (spec.flops): FLOPs, not bytes
             key = f"{cat}-compute"
+        if cat == "too-slow" and d.get("bar"):  # the gate divides by the spec's speed_bar row, not by eager
+            key, kw["bar"] = "too-slow-bar", d["bar"]
     else:
         return None
     return key, kw
@@ -122,8 +124,10 @@ def render_parts(v, spec, lang: str) -> list:
         parts.append(table)
         model = timing.get("byte_model") or {}
         ratio = f"{model['eager'] / model['fused']:.2f}" if model.get("fused") and model.get("eager") else "?"
-        parts.append(Text("  " + t("speedup_line_flops" if compute and ratio == "?" else "speedup_line", lang,
-                                   speedup=f"{timing['speedup']:.2f}", need=timing.get("speedup_min"), model=ratio)))
+        line = "speedup_line_bar" if timing.get("bar") else \
+            "speedup_line_flops" if compute and ratio == "?" else "speedup_line"
+        parts.append(Text("  " + t(line, lang, speedup=f"{timing['speedup']:.2f}", need=timing.get("speedup_min"),
+                                   model=ratio, bar=timing.get("bar"))))
         if compute:
             parts.append(Text("  " + t("speed_note_flops", lang, flops=f"{timing['flops']:,}",
                                        peak=f"{timing['peak_tflops']:.0f}" if timing.get("peak_tflops") else "?"),

@@ -57,6 +57,15 @@ DIAGNOSES = {
                       "（乘积再 tl.sum 会跑在 FMA 单元上；float32 输入的 tl.dot 以 tf32 运行，速度减半，"
                       "input_precision=\"ieee\" 时则跑在 FMA 单元上），累加器用 float32，tile 至少 64x64、"
                       "BLOCK_K >= 32，num_warps 4-8、num_stages 3-4，让加载和 dot 重叠。"}},
+    "too-slow-bar": {
+        "what": {"en": "correct, but at {at} it runs at {speedup}x the speed of {bar} ({cand} µs vs {eager_t} µs); "
+                       "this drill wants at least {need}x",
+                 "zh": "结果正确，但 {at} 时速度只有 {bar} 的 {speedup} 倍（{cand} µs 对 {eager_t} µs）；本题要求至少 "
+                       "{need} 倍"},
+        "fix": {"en": "Time the schedule, not the formula: `drill bench {drill}` shows where your kernel falls "
+                      "behind, and `drill hint {drill}` how the reference schedules this op.",
+                "zh": "慢的是调度，不是公式：`drill bench {drill}` 显示你的 kernel 在哪些规模落后，"
+                      "`drill hint {drill}` 讲参考解怎样调度这个算子。"}},
     "impossible-time-compute": {
         "what": {"en": "timed at {cand} µs at {at}, faster than this GPU's tensor cores can do its {flops} "
                        "floating-point operations ({peak} TFLOPS peak): the time does not measure the work",
@@ -108,6 +117,8 @@ M = {
               "同一 n 下的拷贝（x.clone() 与 Triton 拷贝 kernel 中较快的一个{cached}）：{copy} GB/s。"},
     "speedup_line": {"en": "speedup over eager {speedup}x (gate {need}x; the byte model predicts {model}x)",
                      "zh": "相对 eager 加速 {speedup} 倍（门槛 {need} 倍；字节模型预测 {model} 倍）"},
+    "speedup_line_bar": {"en": "speed vs {bar} {speedup}x (gate {need}x)",
+                         "zh": "相对 {bar} 的速度 {speedup} 倍（门槛 {need} 倍）"},
     "speedup_line_flops": {"en": "speedup over eager {speedup}x (gate {need}x)",
                            "zh": "相对 eager 加速 {speedup} 倍（门槛 {need} 倍）"},
     "small_line": {

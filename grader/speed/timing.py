@@ -6,7 +6,8 @@ Runs inside the CUDA child, after every correctness call passed, when the drill'
 - `triton.testing.do_bench(return_mode="median")` times each function (it zeroes a 256 MB buffer before every rep,
   so L2 is cold); candidate, eager and the spec's `speed_refs` alternate for ROUNDS rounds; the figure is the median
   of the per-round medians, so one noisy round cannot decide.
-- speedup = eager / candidate; below `spec.speedup_min` -> `too-slow`.
+- speedup = eager / candidate (or bar / candidate, the bar being the `speed_refs` row `spec.speed_bar` names:
+  cuBLAS on a weight already in float16, beside a quantised GEMM); below `spec.speedup_min` -> `too-slow`.
 - The device's copy bandwidth (read + write counted) is the faster of x.clone() and a Triton copy kernel at the same
   n (`best_copy`), measured once per device and size and cached in $DRILL_HOME/bandwidth.json. A candidate time below
   IMPOSSIBLE x (fused bytes / copy bandwidth) is not a real measurement (nothing was computed, or a cached result was
@@ -246,7 +247,10 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     # Compute-bound drills (spec.flops) are judged in FLOP/s against the tensor-core peak, not against a copy
     # (and their shape's element count, 4096^3 for a GEMM, is no buffer to copy).
     flops = spec.flops(size) if spec.flops else None
-    bw, bw_cached = (None, False) if flops else copy_bandwidth(n, device_name, say)
+    # A shape whose element count is no buffer the kernel moves (decode's (B, H, H_kv, D, PAGE, L)): the copy
+    # reference moves the kernel's own bytes instead.
+    n_copy = n if n * 4 <= 8 * fused_bytes else max(1, int(fused_bytes) // 8)
+    bw, bw_cached = (None, False) if flops else copy_bandwidth(n_copy, device_name, say)
 
     last = {}
 
@@ -276,8 +280,10 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
             row["tflops"] = flops / (ms / 1e3) / 1e12
             row["pct_peak"] = pct_of_peak(row["tflops"], peak_flops)
         table.append(row)
-    cand_s, eager_s = table[0]["ms"] / 1e3, table[1]["ms"] / 1e3
-    verdict = speed_verdict(cand_s, eager_s, fused_bytes, bw, spec.speedup_min)
+    bar = next((i for i, r in enumerate(table) if spec.speed_bar and r["label"] == spec.speed_bar), 1)
+    cand_s, bar_s = table[0]["ms"] / 1e3, table[bar]["ms"] / 1e3
+    verdict = speed_verdict(cand_s, bar_s, fused_bytes, bw, spec.speedup_min)
+    verdict["bar"] = table[bar]["label"] if bar != 1 else None  # None: the gate is against eager
     if flops and peak_flops:  # faster than the tensor cores can multiply: nothing was computed
         verdict["floor_s"] = flops / (peak_flops * 1e12)
         if cand_s < IMPOSSIBLE * verdict["floor_s"]:

@@ -1,5 +1,7 @@
 # drill: decode-attention
 # expect: rescale
+# says: the splits' outputs were averaged, each weighted equally
+# says: w_s = exp2(lse_s - M)
 # The combine averages the splits' outputs, ignoring their log-sum-exps.
 import math
 

@@ -1,5 +1,7 @@
 # drill: decode-attention
 # expect: indexing
+# says: every query head read KV head 0
+# says: kv_h = h // GROUP
 # GQA forgotten: every query head reads KV head 0.
 import math
 

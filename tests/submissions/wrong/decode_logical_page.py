@@ -1,5 +1,7 @@
 # drill: decode-attention
 # expect: indexing
+# says: the page was looked up with the logical block index
+# says: block_table[b, t // PAGE]
 # The page is the logical block index: the block table is never read.
 import math
 

@@ -1,5 +1,7 @@
 # drill: decode-attention
 # expect: mask
+# says: partial page was read unmasked
+# says: mask=valid[:, None], other=0.0
 # The last, partial block is read unmasked: tokens past seq_len (stale cache entries) are attended to.
 import math
 

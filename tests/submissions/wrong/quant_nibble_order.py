@@ -1,5 +1,7 @@
 # drill: quant-matmul
 # expect: indexing
+# says: the nibbles were unpacked in the wrong order
+# says: low nibble for even k
 # Even k taken from the high nibble.
 import torch
 import triton

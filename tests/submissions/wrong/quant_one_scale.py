@@ -1,5 +1,7 @@
 # drill: quant-matmul
 # expect: scale
+# says: one scale for all groups
+# says: (k // group_size)
 # The scales of group 0 are used for every k.
 import torch
 import triton

@@ -1,5 +1,6 @@
 # drill: quant-matmul
 # expect: scale
+# says: the scale was applied per row (indexed by offs_m) instead of per column (offs_n)
 # The scale is indexed by the output row, not the column.
 import torch
 import triton

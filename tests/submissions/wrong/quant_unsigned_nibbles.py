@@ -1,5 +1,7 @@
 # drill: quant-matmul
 # expect: wrong-values
+# says: the nibbles were unpacked unsigned (0..15)
+# says: q = (q ^ 8) - 8
 # The nibbles are read unsigned: no sign extension.
 import torch
 import triton

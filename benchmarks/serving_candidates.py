@@ -1,0 +1,349 @@
+"""Candidate schedules for the quant-matmul and decode-attention references (issue 22's speed), timed side by side
+on the H200 by benchmarks/serving_sweep.py. Not graded, not imported by drill: each candidate is correct (checked
+against torch before it is timed) and differs from the others only in its schedule.
+
+quant (W4A16): `w4a16(a, w_packed, scales, group, cfg)` with cfg = dict(kind, BM, BN, BK, SPLIT_K, warps, stages):
+  kind "k2"      the reference's structure: every k of the tile reads its byte (k // 2) and shifts by 4 * (k % 2);
+  kind "evenodd" BK // 2 packed rows read once, split into the low (even k) and high (odd k) nibble tiles, two dots
+                 against the even and odd columns of a;
+  kind "swap"    C^T = W^T A^T: the dequantised weight tile is the dot's first operand (on Hopper a register operand
+                 of wgmma), a^T the second: what small-M W4A16 kernels do when M is below the MMA's 64 rows.
+  kind "awq"     BLOCK_K divides the group: the step's scale row multiplies its float32 partial product (AWQ's
+                 Triton kernel does this); "awq_join" also loads each byte once and interleaves its nibbles with
+                 tl.join + tl.reshape. Not yet timed on a GPU (added after the first H200 run).
+  SPLIT_K > 1: each program covers every SPLIT_K-th BK step and adds its partial tile into a float32 C with
+  tl.atomic_add, then C is cast to float16 (zero, kernel, cast: three launches).
+decode: `decode(q, k, v, table, lens, cfg)` with cfg = dict(kind, BLOCK_N, splits, warps, stages):
+  kind "head"    the reference's structure: one program per (sequence, query head, split), scores on CUDA cores;
+  kind "group"   one program per (sequence, KV head, split) for all GROUP query heads of that KV head, padded to
+                 BLOCK_H = 16 rows so q k^T and p v are tl.dots: K and V are read once per KV head.
+  The page size is a constexpr (tok // PAGE a shift); splits from the table's width.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+
+# == quant ==========================================================================================================
+@triton.jit
+def _w4_k2(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
+           stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+           GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+           SPLIT_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
+        k = k0 + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
+                    mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
+        w_mask = (k[:, None] < K) & (offs_n[None, :] < N)
+        packed = tl.load(w_ptr + (k[:, None] // 2) * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask, other=0)
+        q = (packed.to(tl.int32) >> ((k[:, None] % 2) * 4)) & 0xF
+        q = (q ^ 8) - 8
+        scale = tl.load(s_ptr + (k[:, None] // GROUP_SIZE) * stride_sg + offs_n[None, :] * stride_sn,
+                        mask=w_mask, other=0.0)
+        w = (q.to(tl.float32) * scale.to(tl.float32)).to(tl.float16)
+        acc = tl.dot(a, w, acc)
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if SPLIT_K == 1:
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
+    else:
+        tl.atomic_add(c_ptrs, acc, mask=c_mask)
+
+
+@triton.jit
+def _w4_evenodd(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
+                stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+                GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                SPLIT_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_r = tl.arange(0, BLOCK_K // 2)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
+        r = k0 // 2 + offs_r            # packed rows: k = 2r (low nibble) and 2r + 1 (high nibble)
+        ok = r < K // 2
+        w_mask = ok[:, None] & (offs_n[None, :] < N)
+        byte = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask, other=0)
+        byte = byte.to(tl.int32)
+        lo = ((byte & 0xF) ^ 8) - 8
+        hi = (((byte >> 4) & 0xF) ^ 8) - 8
+        scale = tl.load(s_ptr + ((2 * r) // GROUP_SIZE)[:, None] * stride_sg + offs_n[None, :] * stride_sn,
+                        mask=w_mask, other=0.0).to(tl.float32)
+        a_mask = (offs_m[:, None] < M) & ok[None, :]
+        a_even = tl.load(a_ptr + offs_m[:, None] * stride_am + (2 * r)[None, :] * stride_ak, mask=a_mask, other=0.0)
+        a_odd = tl.load(a_ptr + offs_m[:, None] * stride_am + (2 * r + 1)[None, :] * stride_ak, mask=a_mask,
+                        other=0.0)
+        acc = tl.dot(a_even, (lo.to(tl.float32) * scale).to(tl.float16), acc)
+        acc = tl.dot(a_odd, (hi.to(tl.float32) * scale).to(tl.float16), acc)
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if SPLIT_K == 1:
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
+    else:
+        tl.atomic_add(c_ptrs, acc, mask=c_mask)
+
+
+@triton.jit
+def _w4_swap(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
+             stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+             GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+             SPLIT_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)  # C^T tile
+    for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
+        k = k0 + offs_k
+        a_t = tl.load(a_ptr + offs_m[None, :] * stride_am + k[:, None] * stride_ak,
+                      mask=(offs_m[None, :] < M) & (k[:, None] < K), other=0.0)          # (BK, BM)
+        w_mask = (k[None, :] < K) & (offs_n[:, None] < N)
+        packed = tl.load(w_ptr + (k[None, :] // 2) * stride_wk + offs_n[:, None] * stride_wn, mask=w_mask,
+                         other=0)                                                          # (BN, BK)
+        q = (packed.to(tl.int32) >> ((k[None, :] % 2) * 4)) & 0xF
+        q = (q ^ 8) - 8
+        scale = tl.load(s_ptr + (k[None, :] // GROUP_SIZE) * stride_sg + offs_n[:, None] * stride_sn,
+                        mask=w_mask, other=0.0)
+        w_t = (q.to(tl.float32) * scale.to(tl.float32)).to(tl.float16)
+        acc = tl.dot(w_t, a_t, acc)
+    c_ptrs = c_ptr + offs_m[None, :] * stride_cm + offs_n[:, None] * stride_cn
+    c_mask = (offs_m[None, :] < M) & (offs_n[:, None] < N)
+    if SPLIT_K == 1:
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
+    else:
+        tl.atomic_add(c_ptrs, acc, mask=c_mask)
+
+
+@triton.jit
+def _w4_awq(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
+            stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+            GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+            SPLIT_K: tl.constexpr, JOIN: tl.constexpr):
+    """BLOCK_K divides GROUP_SIZE: a K step lies in one group, so its scale row (BLOCK_N,) multiplies the step's
+    float32 partial product (one multiply per output, not per weight); the int4 values go to tl.dot as float16
+    (exact). JOIN: each byte loaded once, its nibbles interleaved back into k order with tl.join + tl.reshape."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_r = tl.arange(0, BLOCK_K // 2)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
+        k = k0 + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
+                    mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
+        if JOIN:
+            r = k0 // 2 + offs_r
+            byte = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn,
+                           mask=(r[:, None] < K // 2) & (offs_n[None, :] < N), other=0).to(tl.int32)
+            lo = ((byte & 0xF) ^ 8) - 8
+            hi = (((byte >> 4) & 0xF) ^ 8) - 8
+            q = tl.reshape(tl.permute(tl.join(lo, hi), (0, 2, 1)), (BLOCK_K, BLOCK_N))
+        else:
+            packed = tl.load(w_ptr + (k[:, None] // 2) * stride_wk + offs_n[None, :] * stride_wn,
+                             mask=(k[:, None] < K) & (offs_n[None, :] < N), other=0)
+            q = (((packed.to(tl.int32) >> ((k[:, None] % 2) * 4)) & 0xF) ^ 8) - 8
+        scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
+        acc += tl.dot(a, q.to(tl.float16)) * scale.to(tl.float32)[None, :]
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if SPLIT_K == 1:
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
+    else:
+        tl.atomic_add(c_ptrs, acc, mask=c_mask)
+
+
+_W4 = {"k2": _w4_k2, "evenodd": _w4_evenodd, "swap": _w4_swap, "awq": _w4_awq, "awq_join": _w4_awq}
+
+
+def w4a16(a, w_packed, scales, group_size, cfg):
+    M, K = a.shape
+    N = w_packed.shape[1]
+    bm, bn, bk, sk = cfg["BM"], cfg["BN"], cfg["BK"], cfg.get("SPLIT_K", 1)
+    assert not cfg["kind"].startswith("awq") or group_size % bk == 0, "awq kinds: BLOCK_K must divide the group"
+    if sk == 1:
+        c = torch.empty((M, N), device=a.device, dtype=torch.float16)
+    else:
+        c = torch.zeros((M, N), device=a.device, dtype=torch.float32)
+    grid = (triton.cdiv(M, bm), triton.cdiv(N, bn), sk)
+    _W4[cfg["kind"]][grid](a, w_packed, scales, c, M, N, K, a.stride(0), a.stride(1), w_packed.stride(0),
+                           w_packed.stride(1), scales.stride(0), scales.stride(1), c.stride(0), c.stride(1),
+                           GROUP_SIZE=group_size, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, SPLIT_K=sk,
+                           num_warps=cfg.get("warps", 4), num_stages=cfg.get("stages", 3),
+                           **({"JOIN": cfg["kind"] == "awq_join"} if cfg["kind"].startswith("awq") else {}))
+    return c if sk == 1 else c.to(torch.float16)
+
+
+@triton.jit
+def _dequant_kernel(w_ptr, s_ptr, out_ptr, K, N, GROUP_SIZE: tl.constexpr, BLOCK_R: tl.constexpr,
+                    BLOCK_N: tl.constexpr):
+    r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (r[:, None] < K // 2) & (n[None, :] < N)
+    byte = tl.load(w_ptr + r[:, None] * N + n[None, :], mask=mask, other=0).to(tl.int32)
+    s = tl.load(s_ptr + ((2 * r) // GROUP_SIZE)[:, None] * N + n[None, :], mask=mask, other=0.0).to(tl.float32)
+    lo = (((byte & 0xF) ^ 8) - 8).to(tl.float32) * s
+    hi = ((((byte >> 4) & 0xF) ^ 8) - 8).to(tl.float32) * s
+    tl.store(out_ptr + (2 * r)[:, None] * N + n[None, :], lo.to(tl.float16), mask=mask)
+    tl.store(out_ptr + (2 * r + 1)[:, None] * N + n[None, :], hi.to(tl.float16), mask=mask)
+
+
+def dequant_then_cublas(a, w_packed, scales, group_size):
+    """A Triton dequant kernel writes the fp16 weight, then torch.matmul (what vLLM's AWQ path does at large M)."""
+    K, N = w_packed.shape[0] * 2, w_packed.shape[1]
+    w = torch.empty((K, N), device=a.device, dtype=torch.float16)
+    _dequant_kernel[(triton.cdiv(K // 2, 32), triton.cdiv(N, 128))](w_packed, scales, w, K, N, GROUP_SIZE=group_size,
+                                                                   BLOCK_R=32, BLOCK_N=128)
+    return a @ w
+
+
+# == decode =========================================================================================================
+@triton.jit
+def _dec_head(q_ptr, k_ptr, v_ptr, bt_ptr, lens_ptr, o_part_ptr, lse_ptr,
+              stride_qb, stride_qh, stride_kp, stride_kt, stride_kh, stride_vp, stride_vt, stride_vh, stride_bt_b,
+              stride_ob, stride_oh, stride_os, stride_lb, stride_lh, qk_scale,
+              PAGE: tl.constexpr, GROUP: tl.constexpr, D: tl.constexpr, BLOCK_N: tl.constexpr,
+              SPLIT_LEN: tl.constexpr):
+    b = tl.program_id(0)
+    h = tl.program_id(1)
+    split = tl.program_id(2)
+    kv_h = h // GROUP
+    seq_len = tl.load(lens_ptr + b)
+    offs_d = tl.arange(0, D)
+    offs_n = tl.arange(0, BLOCK_N)
+    q = tl.load(q_ptr + b * stride_qb + h * stride_qh + offs_d).to(tl.float32)
+    m_i = float("-inf")
+    l_i = 0.0
+    acc = tl.zeros([D], dtype=tl.float32)
+    start = split * SPLIT_LEN
+    end = tl.minimum(start + SPLIT_LEN, seq_len)
+    for t0 in range(start, end, BLOCK_N):
+        tok = t0 + offs_n
+        valid = tok < end
+        page = tl.load(bt_ptr + b * stride_bt_b + tok // PAGE, mask=valid, other=0).to(tl.int64)
+        slot = tok % PAGE
+        k = tl.load(k_ptr + page[:, None] * stride_kp + slot[:, None] * stride_kt + kv_h * stride_kh
+                    + offs_d[None, :], mask=valid[:, None], other=0.0)
+        s = tl.sum(k.to(tl.float32) * q[None, :], axis=1) * qk_scale
+        s = tl.where(valid, s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, axis=0))
+        alpha = tl.exp2(m_i - m_new)
+        p = tl.exp2(s - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=0)
+        v = tl.load(v_ptr + page[:, None] * stride_vp + slot[:, None] * stride_vt + kv_h * stride_vh
+                    + offs_d[None, :], mask=valid[:, None], other=0.0)
+        acc = acc * alpha + tl.sum(p[:, None] * v.to(tl.float32), axis=0)
+        m_i = m_new
+    l_safe = tl.maximum(l_i, 1e-30)
+    tl.store(o_part_ptr + b * stride_ob + h * stride_oh + split * stride_os + offs_d, acc / l_safe)
+    tl.store(lse_ptr + b * stride_lb + h * stride_lh + split, m_i + tl.log2(l_safe))
+
+
+@triton.jit
+def _dec_group(q_ptr, k_ptr, v_ptr, bt_ptr, lens_ptr, o_part_ptr, lse_ptr,
+               stride_qb, stride_qh, stride_kp, stride_kt, stride_kh, stride_vp, stride_vt, stride_vh, stride_bt_b,
+               stride_ob, stride_oh, stride_os, stride_lb, stride_lh, qk_scale,
+               PAGE: tl.constexpr, GROUP: tl.constexpr, D: tl.constexpr, BLOCK_N: tl.constexpr,
+               SPLIT_LEN: tl.constexpr, BLOCK_H: tl.constexpr):
+    b = tl.program_id(0)
+    kv_h = tl.program_id(1)
+    split = tl.program_id(2)
+    offs_g = tl.arange(0, BLOCK_H)
+    heads = kv_h * GROUP + offs_g          # the query heads that read KV head kv_h
+    live_h = offs_g < GROUP
+    seq_len = tl.load(lens_ptr + b)
+    offs_d = tl.arange(0, D)
+    offs_n = tl.arange(0, BLOCK_N)
+    q = tl.load(q_ptr + b * stride_qb + heads[:, None] * stride_qh + offs_d[None, :], mask=live_h[:, None],
+                other=0.0)
+    m_i = tl.full([BLOCK_H], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_H], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_H, D], dtype=tl.float32)
+    start = split * SPLIT_LEN
+    end = tl.minimum(start + SPLIT_LEN, seq_len)
+    for t0 in range(start, end, BLOCK_N):
+        tok = t0 + offs_n
+        valid = tok < end
+        page = tl.load(bt_ptr + b * stride_bt_b + tok // PAGE, mask=valid, other=0).to(tl.int64)
+        slot = tok % PAGE
+        k = tl.load(k_ptr + page[:, None] * stride_kp + slot[:, None] * stride_kt + kv_h * stride_kh
+                    + offs_d[None, :], mask=valid[:, None], other=0.0)
+        s = tl.dot(q, tl.trans(k)) * qk_scale
+        s = tl.where(valid[None, :], s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        alpha = tl.exp2(m_i - m_new)
+        p = tl.exp2(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = tl.load(v_ptr + page[:, None] * stride_vp + slot[:, None] * stride_vt + kv_h * stride_vh
+                    + offs_d[None, :], mask=valid[:, None], other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_new
+    l_safe = tl.maximum(l_i, 1e-30)
+    tl.store(o_part_ptr + b * stride_ob + heads[:, None] * stride_oh + split * stride_os + offs_d[None, :],
+             acc / l_safe[:, None], mask=live_h[:, None])
+    tl.store(lse_ptr + b * stride_lb + heads * stride_lh + split, m_i + tl.log2(l_safe), mask=live_h)
+
+
+@triton.jit
+def _dec_combine(o_part_ptr, lse_ptr, lens_ptr, o_ptr, stride_ob, stride_oh, stride_os, stride_lb, stride_lh,
+                 stride_yb, stride_yh, NUM_SPLITS, D: tl.constexpr, SPLIT_LEN: tl.constexpr,
+                 SPLITS_P2: tl.constexpr):
+    b = tl.program_id(0)
+    h = tl.program_id(1)
+    seq_len = tl.load(lens_ptr + b)
+    offs_s = tl.arange(0, SPLITS_P2)
+    offs_d = tl.arange(0, D)
+    used = (offs_s < NUM_SPLITS) & (offs_s * SPLIT_LEN < seq_len)
+    lse = tl.load(lse_ptr + b * stride_lb + h * stride_lh + offs_s, mask=used, other=float("-inf"))
+    o_s = tl.load(o_part_ptr + b * stride_ob + h * stride_oh + offs_s[:, None] * stride_os + offs_d[None, :],
+                  mask=used[:, None], other=0.0)
+    m = tl.max(lse, axis=0)
+    w = tl.exp2(lse - m)
+    o = tl.sum(w[:, None] * o_s, axis=0) / tl.sum(w, axis=0)
+    tl.store(o_ptr + b * stride_yb + h * stride_yh + offs_d, o.to(tl.float16))
+
+
+def decode(q, k_cache, v_cache, block_table, seq_lens, cfg):
+    B, H, D = q.shape
+    _, PAGE, H_kv, _ = k_cache.shape
+    max_blocks = block_table.shape[1]
+    bn = cfg["BLOCK_N"]
+    tiles = triton.cdiv(max_blocks * PAGE, bn)
+    num_splits = min(cfg["splits"], tiles)
+    split_len = triton.cdiv(tiles, num_splits) * bn
+    num_splits = triton.cdiv(max_blocks * PAGE, split_len)
+    o_part = torch.empty((B, H, num_splits, D), device=q.device, dtype=torch.float32)
+    lse = torch.empty((B, H, num_splits), device=q.device, dtype=torch.float32)
+    o = torch.empty((B, H, D), device=q.device, dtype=torch.float16)
+    args = (q, k_cache, v_cache, block_table, seq_lens, o_part, lse, q.stride(0), q.stride(1), k_cache.stride(0),
+            k_cache.stride(1), k_cache.stride(2), v_cache.stride(0), v_cache.stride(1), v_cache.stride(2),
+            block_table.stride(0), o_part.stride(0), o_part.stride(1), o_part.stride(2), lse.stride(0),
+            lse.stride(1), (1.0 / math.sqrt(D)) * 1.4426950408889634)
+    meta = dict(PAGE=PAGE, GROUP=H // H_kv, D=D, BLOCK_N=bn, SPLIT_LEN=split_len, num_warps=cfg.get("warps", 4),
+                num_stages=cfg.get("stages", 2))
+    if cfg["kind"] == "head":
+        _dec_head[(B, H, num_splits)](*args, **meta)
+    else:
+        _dec_group[(B, H_kv, num_splits)](*args, **meta, BLOCK_H=max(16, triton.next_power_of_2(H // H_kv)))
+    _dec_combine[(B, H)](o_part, lse, seq_lens, o, o_part.stride(0), o_part.stride(1), o_part.stride(2),
+                         lse.stride(0), lse.stride(1), o.stride(0), o.stride(1), num_splits, D=D,
+                         SPLIT_LEN=split_len, SPLITS_P2=triton.next_power_of_2(num_splits), num_warps=4)
+    return o
