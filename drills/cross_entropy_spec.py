@@ -89,6 +89,23 @@ def _target_from_row0(logits, target, meta=None, ignore_index=IGNORE):
     return _mean_of(_lse(logits) - xy, valid)
 
 
+def _target_from_row0_in_place(logits, target, meta=None, ignore_index=IGNORE):
+    """Row 0's offset missing, with the gradient written over the logits: row 0 (the interpreter runs it first)
+    reads its own logit, every later row reads row 0's gradient, (softmax - one_hot) / n_valid, or 0 if ignored."""
+    import torch
+    if logits.shape[0] < 2:
+        return None
+    valid = _valid(target, ignore_index)
+    n = max(int(valid.sum()), 1)
+    g0 = torch.softmax(logits[0], dim=-1)
+    g0[_safe_target(target, valid)[0]] -= 1.0
+    g0 = g0 / n * valid[0]
+    t = _safe_target(target, valid)
+    xy = g0[t]
+    xy[0] = logits[0, t[0]]
+    return _mean_of(_lse(logits) - xy, valid)
+
+
 def _target_flat(logits, target, meta=None, ignore_index=IGNORE):
     """The target logit read at flat element `target` of the (T, V) logits: row 0 again, or row target // V."""
     if logits.shape[0] < 2:
@@ -163,6 +180,9 @@ CE_MISTAKES = (
     Mistake("every row's target logit read from row 0 (the row's offset not added before the target column)",
             "gather", _target_from_row0, fix=FIX_GATHER,
             name_zh="每一行的目标 logit 都从第 0 行读取（读目标列之前没有加上行偏移）"),
+    Mistake("every row's target logit read from row 0 (the row's offset not added before the target column), "
+            "which already holds row 0's gradient", "gather", _target_from_row0_in_place, fix=FIX_GATHER,
+            name_zh="每一行的目标 logit 都从第 0 行读取（读目标列之前没有加上行偏移），而第 0 行已经被写成了它的梯度"),
     Mistake("the target logit read at flat element target of the (T, V) logits, not at row r's column target",
             "gather", _target_flat, fix=FIX_GATHER,
             name_zh="目标 logit 读成了 (T, V) logits 的第 target 个扁平元素，而不是第 r 行第 target 列"),
@@ -262,11 +282,11 @@ def _ce_grad_scale(name, inputs, dy):
 
 
 def _max_alloc(inputs):
-    """No allocation of T x V elements or more beyond the gradient (a one-row batch's row is exempt: (1, V) is also
+    """No buffer of half the logits' T x V elements or more beyond the gradient (a one-row batch's row is exempt: (1, V) is also
     a row buffer)."""
     logits = inputs[0]
     t, v = logits.shape
-    return None if t < 2 else t * v - 1
+    return None if t < 2 else t * v // 2
 
 
 def _ce_train_step(logits, target, ignore_index=IGNORE):

@@ -183,6 +183,11 @@ class DrillSpec:
         return self.oob_category
 
     @property
+    def max_alloc(self):
+        """A training drill's memory rule (grads.max_alloc), or None: the report shows its check row."""
+        return getattr(self.grads, "max_alloc", None)
+
+    @property
     def slug(self) -> str:
         return self.name.replace("-", "_")
 

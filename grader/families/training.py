@@ -117,6 +117,8 @@ class Backward:
         self.problem = None  # the output could not be differentiated, or the backward returned nothing for one
         self.alloc_limit = check.max_alloc(inputs) if check.max_alloc is not None else None
         self.cuda_before = None
+        # regions older than this call (carried from earlier calls: a cache is judged on the call that made it)
+        self.before = {id(r) for r in memory.regions}
         if self.alloc_limit is not None and self.dy.device.type == "cuda":
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
@@ -195,6 +197,8 @@ class Backward:
                 ev.pop(k, None)
             ev.update(sub)
             ev["grad_of"] = f"{name}.grad"
+            if name in ev.get("grad_in_place", ()):  # its own storage, allowed: not an output that went elsewhere
+                ev.pop("returned_input", None)
             if sub.get("wrong") and not sub.get("unwritten") and ref.numel() <= MISTAKE_MAX_NUMEL:
                 ev["mistake"] = self.which_mistake(f"{name}.grad", got, ref, launches)
             return
@@ -220,8 +224,8 @@ class Backward:
             ev["grad_in_place"] = sorted(own)
 
     def big_allocation(self, memory, peak) -> dict | None:
-        """An allocation of more than `max_alloc` elements that is no gradient's storage (CPU and CUDA: the watch
-        serves every torch factory call), or on CUDA a peak over forward + backward above the inputs' gradients
+        """An allocation of this call of more than `max_alloc` elements that is no gradient's storage (CPU and
+        CUDA: the watch serves every torch factory call), or on CUDA a peak over forward + backward above the inputs' gradients
         plus that limit's bytes."""
         limit = self.alloc_limit
         if limit is None:
@@ -229,7 +233,7 @@ class Backward:
         grads = {id(memory.region_of(g)) for g in self.grads if g is not None and g.numel()}
         for r in memory.regions:
             numel = (r.end - r.start) // r.elsize
-            if r.kind == "alloc" and numel > limit and id(r) not in grads:
+            if r.kind == "alloc" and numel > limit and id(r) not in grads and id(r) not in self.before:
                 return {"tensor": r.name, "shape": list(r.tensor.shape), "dtype": str(r.tensor.dtype).replace(
                     "torch.", ""), "numel": int(numel), "limit": int(limit), "bytes": int(r.end - r.start)}
         if peak is not None:

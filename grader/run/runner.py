@@ -523,6 +523,7 @@ SPEC_CHECKS = (
     ("max_programs", "grid capped, each tile stored once", ("persistent",)),
     ("autotune_min_configs", "autotuned over BLOCK and num_warps", ("autotune",)),
     ("grads", "backward through autograd, partial sums without a race", ("autograd", "race")),
+    ("max_alloc", "no buffer beyond the gradient over the drill's memory limit", ("memory",)),
 )
 
 
