@@ -7,7 +7,7 @@ from rich.text import Text
 from grader.reporting.i18n import DIAGNOSES as COMMON, pick
 from grader.reporting.training_texts import DIAGNOSES, M
 
-OWN = ("autograd", "variance", "cancellation", "dx", "dwdb", "race", "memory", "grad-scale", "gradient")
+OWN = ("autograd", "variance", "cancellation", "dx", "dwdb", "race", "memory", "grad-scale", "gradient", "ignore-index")
 
 
 def what_and_fix(v, spec, lang: str, fmt) -> tuple[str, str] | None:
@@ -17,6 +17,8 @@ def what_and_fix(v, spec, lang: str, fmt) -> tuple[str, str] | None:
     d, cat = v.detail or {}, v.diagnosis
     grad_of = d.get("grad_of") or (v.focus or {}).get("grad_of")
     if cat not in OWN and not (grad_of and d.get("wrong")):
+        return None
+    if cat == "ignore-index" and not grad_of:  # the loss itself: the mistake's own fix (grader/reporting/report.py)
         return None
     kw = {"entry": spec.entry, "grad_of": grad_of or "y", "wrong": d.get("wrong"), "numel": d.get("numel"),
           "probe": d.get("probe"), "mistake": (d.get("mistake") or {}).get("name") or "a known mistake"}

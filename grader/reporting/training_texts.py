@@ -101,8 +101,10 @@ DIAGNOSES = {
                       "均值的 1 / n_valid 和 loss 的 grad_output dy 都要乘上（普通 loss.backward() 里 dy 是 1，"
                       "一般情况下不是：在 kernel 里乘，只有等于 1 时才可以跳过）。"}},
     "ignore-index": {
-        "what": {"en": "{wrong} of {numel} values of {grad_of} differ from float64 autograd around the ignored rows",
-                 "zh": "{grad_of} 的 {numel} 个值里有 {wrong} 个在被忽略的行附近与 float64 autograd 不同"},
+        "what": {"en": "the output of `{entry}` is right, but {wrong} of {numel} values of {grad_of} differ from "
+                       "float64 autograd on the {probe} inputs",
+                 "zh": "`{entry}` 的输出正确，但在 {probe} 输入上 {grad_of} 的 {numel} 个值里有 {wrong} 个与 float64 "
+                       "autograd 不同"},
         "fix": {"en": "A row whose target is ignore_index adds nothing: no loss, a zero gradient row, and it is not "
                       "counted in n_valid; the mean and the gradient divide by n_valid, the rows that count (an "
                       "all-ignored batch is 0 / 0 = NaN with an all-zero gradient, as F.cross_entropy gives).",
