@@ -16,11 +16,12 @@ IGNORED_SHARE = 0.3
 
 def _ce_inputs(dtype: str = "float32", scale: float = 2.0, ignored: float = IGNORED_SHARE, ignore_index=IGNORE):
     """logits ~ N(0, scale), targets uniform over V, about `ignored` of the rows (never the first) set to
-    ignore_index; `ignored=1` ignores every row. The CUDA-only size CE_CUDA is drawn in bfloat16."""
+    ignore_index; `ignored=1` ignores every row. Drawn on a GPU (the CUDA-only size CE_CUDA, `drill bench`'s sweep)
+    the logits are bfloat16, as a training step's are."""
     def make(size, gen):
         import torch
         t, v = size
-        kind = "bfloat16" if tuple(size) == CE_CUDA else dtype
+        kind = "bfloat16" if gen.device.type == "cuda" else dtype
         logits = normal((t, v), gen, kind, scale=scale)
         target = torch.randint(0, v, (t,), generator=gen, device=gen.device, dtype=torch.int64)
         drop = torch.rand(t, generator=gen, device=gen.device) < ignored
@@ -289,6 +290,15 @@ def _max_alloc(inputs):
     return None if t < 2 else t * v // 2
 
 
+def _ce_bytes(size):
+    """The fewest bytes a forward + backward moves (`drill bench`'s GB/s): the logits read once and the gradient
+    written once (over the logits or not), the targets read. float32 at the CPU sizes, else bfloat16 (drawn on a
+    GPU)."""
+    t, v = size
+    el = 4 if tuple(size) in CE_SIZES else 2
+    return {"fused": 2 * t * v * el + 8 * t}
+
+
 def _ce_train_step(logits, target, ignore_index=IGNORE):
     """`drill inductor cross-entropy`: forward and backward in one compiled graph (torch.func.vjp of the mean loss
     with grad_output 1): Inductor's reduction kernels for the loss and the gradient. Returns (loss, dlogits)."""
@@ -323,6 +333,8 @@ CROSS_ENTROPY = DrillSpec(
     mistakes=CE_MISTAKES,
     dims={"logits": ("T", "V"), "target": ("T",)},
     eager=_ce_eager,
+    byte_model=_ce_bytes,
+    bench_sizes=((1024, 32000), (4096, 32000), (1024, 128256), (4096, 128256), CE_CUDA, (8192, 128256)),
     compile_options=CompileOptions(function=_ce_train_step),
     grads=GradCheck(wrt=("logits",), error_scale=_ce_grad_scale, mistakes=CE_GRAD_MISTAKES,
                     value_categories={"logits.grad": "gradient"}, in_place=("logits",), max_alloc=_max_alloc),
