@@ -203,7 +203,7 @@ def _softmax_minus_onehot(logits, target, ignore_index):
     import torch
     valid = _valid(target, ignore_index)
     g = torch.softmax(logits, dim=-1)
-    g[torch.arange(logits.shape[0]), _safe_target(target, valid)] -= 1.0
+    g[torch.arange(logits.shape[0], device=logits.device), _safe_target(target, valid)] -= 1.0
     return g, valid
 
 
@@ -278,7 +278,7 @@ def _ce_grad_scale(name, inputs, dy):
     lse = _lse(logits)[:, None]
     g = torch.softmax(logits, dim=-1) * (1 + logits.abs() + lse.abs()) + 1e-6  # + 1e-6: float32 flushes a
     # p of 1e-95 to 0, which is right
-    g[torch.arange(logits.shape[0]), _safe_target(target, valid)] += 1.0
+    g[torch.arange(logits.shape[0], device=logits.device), _safe_target(target, valid)] += 1.0
     return g * valid[:, None] * dy.abs() / n
 
 
