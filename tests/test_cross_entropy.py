@@ -124,3 +124,27 @@ def test_bench_times_forward_and_backward_on_own_copies_with_a_memory_column(mon
     assert row["bytes"] == 2 * 7 * 3001 * 4 + 8 * 7 and len(seen) == 4  # checked, dy drawn, 1 step, 1 timed
     titles = [t for t, _, _ in bench.tables(result)]
     assert titles[0].startswith("µs (forward + backward") and titles[-1].startswith("peak extra MB")
+
+
+def test_a_mock_can_draw_cross_entropy_with_its_clock_and_grades_it(tmp_path):
+    """`drill mock` with cross-entropy drawn: its skeleton is handed out, the coding clock is the drill's 35 minutes,
+    and the real grader fails the skeleton with `hole` and passes the reference."""
+    import shutil
+
+    from coach.mock import interview as M
+    from grader.core.spec import ROOT
+    from grader.run import runner
+
+    assert M.coding_minutes(["vector-add", "cross-entropy"], None) == 35
+    clock = M.FakeClock()
+    tasks, qs = M.prepare(tmp_path / "mock", ["cross-entropy"], [])
+    t = tasks[0]
+    assert "HOLE(" in t.path.read_text()
+    mock = M.Mock(tasks, qs, code_seconds=60, oral_seconds=60, clock=clock,
+                  grader=lambda path, drill: runner.grade(path, drill=drill, device="cpu"))
+    script = [(1, lambda: t.path.write_text(t.path.read_text() + "\n")),
+              (2, lambda: shutil.copy(ROOT / "solutions" / "cross_entropy.py", t.path)),
+              (3, "")]
+    card = M.run(mock, M.ScriptedInput(clock, script, eof=True), poll_s=0.5)
+    assert [d["verdict"].diagnosis for k, d in mock.events if k == "graded"] == ["hole", None]
+    assert card["code"][0]["passed"]
