@@ -68,7 +68,7 @@ def _ce_terms(logits, target, ignore_index=IGNORE):
 def _mean_of(rows, valid, divisor=None):
     import torch
     n = valid.sum() if divisor is None else torch.tensor(divisor, dtype=torch.float64)
-    return (rows * valid).sum() / n
+    return rows.where(valid, 0).sum() / n  # not rows * valid: an inf row times an ignored 0 is NaN
 
 
 # -- the forward's known mistakes: (logits, target, meta=..., ignore_index=...) -> the wrong loss -----------------

@@ -1,6 +1,6 @@
 # drill: cross-entropy
 # expect: memory
-# says: (T, V)
+# says: is allocated besides the gradient
 """Right loss, right gradient, but the forward keeps the softmax as a (T, V) float32 tensor for the backward: the
 memory a fused cross-entropy exists to save."""
 import torch
