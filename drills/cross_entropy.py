@@ -26,8 +26,8 @@ def HOLE(what: str):
     raise NotImplementedError(f"fill the hole: {what}")
 
 
-BLOCK_V = 32768  # vocab elements per step (Liger: 65536 // 2); a power of two, capped by next_power_of_2(V)
-NUM_WARPS = 32
+BLOCK_V = 8192   # vocab elements per step, a power of two capped by next_power_of_2(V)
+NUM_WARPS = 16
 BLOCK_T = 1024   # targets per step of the counting and summing kernels
 
 
