@@ -837,6 +837,10 @@ from drills.training_specs import TRAINING_SPECS  # noqa: E402
 
 SPECS += TRAINING_SPECS
 
+from drills.cross_entropy_spec import CROSS_ENTROPY  # noqa: E402  (issue 21's second training drill)
+
+SPECS.append(CROSS_ENTROPY)
+
 
 # -- A new accelerator: the guide's chapter 8 "GXU" (at most 32 programs per launch, 16 warps per program) ---------
 from grader.core.contract import config_problems  # noqa: E402

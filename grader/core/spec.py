@@ -140,6 +140,14 @@ class GradCheck:
     race_category: str = "race"     # what non-atomic stores of two programs to one scratch element are called
     # gradient name -> what a plain values failure in it means (x.grad -> dx); default: the spec's value_category
     value_categories: dict = field(default_factory=dict)
+    # inputs whose storage the backward may hand back as their own gradient, written over them by the forward
+    # (Liger's cross-entropy): such an input is not "mutated" when its gradient is exactly that storage
+    in_place: tuple = ()
+    # (inputs) -> the most elements one allocation may have beyond the gradients' own storage, or None (no rule at
+    # this size): a fused loss must not allocate a (T, V) buffer. Checked on every allocation the watch saw (CPU and
+    # CUDA), and on CUDA also on the call's peak memory (torch.cuda.max_memory_allocated over forward + backward).
+    max_alloc: Callable | None = None
+    memory_category: str = "memory"
 
     def tolerance_for(self, dtype_name: str) -> tuple[float, float]:
         return self.tolerance.get(dtype_name, GRAD_TOLERANCE.get(dtype_name, (1e-5, 1e-6)))

@@ -69,6 +69,14 @@ class Backward:
         mark_data(self.dy)  # torch computing with dy toward the gradients is a fallback, like with the inputs
         self.grads = None
         self.problem = None  # the output could not be differentiated, or the backward returned nothing for one
+        self.alloc_limit = check.max_alloc(inputs) if check.max_alloc is not None else None
+        self.cuda_before = None
+        # regions older than this call (carried from earlier calls: a cache is judged on the call that made it)
+        self.before = {id(r) for r in memory.regions}
+        if self.alloc_limit is not None and self.dy.device.type == "cuda":
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            self.cuda_before = torch.cuda.memory_allocated()
 
     # -- 2. the learner's backward -------------------------------------------------------------------------------
     def run(self, out, watch) -> None:
@@ -114,7 +122,11 @@ class Backward:
     # -- 3. the gradients' evidence ------------------------------------------------------------------------------
     def judge(self, ev: dict, inputs, memory, launches, interpreted: bool, device: str, evaluate_output,
               store_spans=None, issued=None) -> None:
-        """Fold the first wrong gradient into `ev` (only when y itself was right); else look for a race."""
+        """Fold the first wrong gradient into `ev` (only when y itself was right); else look for a race, then for
+        an allocation the check's memory rule forbids. An input overwritten with its own gradient (in_place) first
+        stops counting as mutated."""
+        if self.grads is not None and self.problem is None:
+            self.allow_in_place(ev, memory)
         if forward_failed(ev):
             return
         if self.problem is not None:
@@ -122,6 +134,11 @@ class Backward:
             return
         if self.grads is None:
             return
+        peak = None
+        if self.cuda_before is not None:  # before this judge allocates anything itself
+            import torch
+            torch.cuda.synchronize()
+            peak = torch.cuda.max_memory_allocated() - self.cuda_before
         spec = _GradSpec(self.check)
         for name, got, ref, leaf in zip(self.wrt, self.grads, self.refs, self.leaves):
             scale = self.check.error_scale(f"{name}.grad", self.inputs64, self.dy64) if self.check.error_scale \
@@ -134,12 +151,53 @@ class Backward:
                 ev.pop(k, None)
             ev.update(sub)
             ev["grad_of"] = f"{name}.grad"
+            if name in ev.get("grad_in_place", ()):  # its own storage, allowed: not an output that went elsewhere
+                ev.pop("returned_input", None)
             if sub.get("wrong") and not sub.get("unwritten") and ref.numel() <= MISTAKE_MAX_NUMEL:
                 ev["mistake"] = self.which_mistake(f"{name}.grad", got, ref, launches)
             return
         race = find_race(memory, launches)
         if race:
             ev["race"] = race
+            return
+        big = self.big_allocation(memory, peak)
+        if big:
+            ev["memory"] = big
+
+    def allow_in_place(self, ev: dict, memory) -> None:
+        """An input of `in_place` whose gradient is its own storage was overwritten with that gradient: allowed."""
+        mutated = ev.get("inputs_mutated")
+        if not mutated or not self.check.in_place:
+            return
+        own = {n for n, g, leaf in zip(self.wrt, self.grads, self.leaves) if n in self.check.in_place
+               and g is not None and g.numel() and memory.region_of(g) is not None
+               and memory.region_of(g) is memory.region_of(leaf)}
+        kept = [m for m in mutated if m["name"] not in own]
+        if len(kept) != len(mutated):
+            ev["inputs_mutated"] = kept
+            ev["grad_in_place"] = sorted(own)
+
+    def big_allocation(self, memory, peak) -> dict | None:
+        """An allocation of this call of more than `max_alloc` elements that is no gradient's storage (CPU and
+        CUDA: the watch serves every torch factory call), or on CUDA a peak over forward + backward above the inputs' gradients
+        plus that limit's bytes."""
+        limit = self.alloc_limit
+        if limit is None:
+            return None
+        grads = {id(memory.region_of(g)) for g in self.grads if g is not None and g.numel()}
+        for r in memory.regions:
+            numel = (r.end - r.start) // r.elsize
+            if r.kind == "alloc" and numel > limit and id(r) not in grads and id(r) not in self.before:
+                return {"tensor": r.name, "shape": list(r.tensor.shape), "dtype": str(r.tensor.dtype).replace(
+                    "torch.", ""), "numel": int(numel), "limit": int(limit), "bytes": int(r.end - r.start)}
+        if peak is not None:
+            grad_bytes = sum(g.numel() * g.element_size() for g in self.grads if g is not None
+                             and memory.region_of(g) is not None and memory.region_of(g).kind != "input")
+            leaf = self.leaves[0]
+            allowed = grad_bytes + limit * leaf.element_size()
+            if peak > allowed:
+                return {"peak_bytes": int(peak), "allowed_bytes": int(allowed), "limit": int(limit)}
+        return None
 
     def which_mistake(self, tensor: str, got, ref, launches) -> dict | None:
         from grader.judge.evaluate import matches
@@ -222,6 +280,8 @@ def classify(ev: dict, category: str | None, detail: dict, check: GradCheck | No
         return "autograd", dict(ev["autograd"])
     if category is None and ev.get("race"):
         return check.race_category, {"race": ev["race"]}
+    if category is None and ev.get("memory"):
+        return check.memory_category, {"memory": ev["memory"]}
     if category is not None and ev.get("grad_of"):
         if category == value_category and not ev.get("mistake") and ev["grad_of"] in check.value_categories:
             category = check.value_categories[ev["grad_of"]]
@@ -248,6 +308,9 @@ def after_classify(ev: dict, spec) -> tuple[str | None, dict]:
     return classify(ev, ev["category"], ev["detail"], spec.grads, spec.value_category)
 
 
+MEMORY_ROW = ("no buffer beyond the gradient over the drill's memory limit", ("memory",))
+
+
 def check_rows(spec) -> list[tuple]:
-    return [CHECK_ROW]
+    return [CHECK_ROW] + ([MEMORY_ROW] if getattr(spec.grads, "max_alloc", None) else [])
 

@@ -7,7 +7,7 @@ from rich.text import Text
 from grader.reporting.i18n import DIAGNOSES as COMMON, pick
 from grader.reporting.training_texts import DIAGNOSES, M
 
-OWN = ("autograd", "variance", "cancellation", "dx", "dwdb", "race")
+OWN = ("autograd", "variance", "cancellation", "dx", "dwdb", "race", "memory", "grad-scale", "gradient", "ignore-index")
 
 
 def what_and_fix(v, spec, lang: str, fmt) -> tuple[str, str] | None:
@@ -18,6 +18,8 @@ def what_and_fix(v, spec, lang: str, fmt) -> tuple[str, str] | None:
     grad_of = d.get("grad_of") or (v.focus or {}).get("grad_of")
     if cat not in OWN and not (grad_of and d.get("wrong")):
         return None
+    if cat == "ignore-index" and not grad_of:  # the loss itself: the mistake's own fix (grader/reporting/report.py)
+        return None
     kw = {"entry": spec.entry, "grad_of": grad_of or "y", "wrong": d.get("wrong"), "numel": d.get("numel"),
           "probe": d.get("probe"), "mistake": (d.get("mistake") or {}).get("name") or "a known mistake"}
     key, fix_key = cat, cat
@@ -27,8 +29,18 @@ def what_and_fix(v, spec, lang: str, fmt) -> tuple[str, str] | None:
     elif cat == "race":
         kw.update({k: d["race"].get(k) for k in ("kernel", "line", "programs", "elements", "tensor")})
         fix_key = "race-fix"
+    elif cat == "memory":
+        m = d.get("memory") or {}
+        from grader.watch.torch_watch import human_bytes
+        key, fix_key = ("memory-peak" if "peak_bytes" in m else "memory"), "memory-fix"
+        kw.update({k: m.get(k) for k in ("tensor", "dtype", "numel", "limit")},
+                  shape=" x ".join(map(str, m.get("shape") or [])), size=human_bytes(m.get("bytes") or
+                                                                                      m.get("peak_bytes") or 0),
+                  allowed=human_bytes(m.get("allowed_bytes") or 0))
     elif cat in ("dx", "dwdb") and d.get("mistake"):
         key = f"{cat}-mistake"
+    elif grad_of and d.get("mistake"):  # a gradient that matches a known mistake, in its own category
+        key = "grad-mistake"
     elif cat not in OWN:  # a plain values failure in a gradient, in the drill's value category
         key = "grad-values"
     what = DIAGNOSES.get(key, {}).get("what") or COMMON.get(cat, {}).get("what") or cat

@@ -87,6 +87,55 @@ DIAGNOSES = {
         "what": {"en": "y is right, but {wrong} of {numel} values of {grad_of} differ from float64 autograd "
                        "(after y.backward(dy))",
                  "zh": "y 正确，但 {grad_of} 的 {numel} 个值里有 {wrong} 个与 float64 autograd 不同（y.backward(dy) 之后）"}},
+    # -- the fused cross-entropy (drills/cross_entropy_spec.py) --------------------------------------------------
+    "grad-mistake": {
+        "what": {"en": "the output of `{entry}` is right, but {wrong} of {numel} values of {grad_of} differ from "
+                       "float64 autograd: they match the gradient when {mistake}",
+                 "zh": "`{entry}` 的输出正确，但 {grad_of} 的 {numel} 个值里有 {wrong} 个与 float64 autograd 不同："
+                       "它们恰好等于这种情况下的梯度——{mistake}"}},
+    "grad-scale": {
+        "fix": {"en": "logits.grad = dy * (softmax(x) - one_hot(target)) / n_valid on every row that counts, 0 on an "
+                      "ignored row: the mean's 1 / n_valid and the loss's grad_output dy both scale it (dy is 1 after "
+                      "a plain loss.backward(), not in general: multiply in a kernel, and skip only when it is 1).",
+                "zh": "logits.grad = dy * (softmax(x) - one_hot(target)) / n_valid（计入的每一行），被忽略的行为 0："
+                      "均值的 1 / n_valid 和 loss 的 grad_output dy 都要乘上（普通 loss.backward() 里 dy 是 1，"
+                      "一般情况下不是：在 kernel 里乘，只有等于 1 时才可以跳过）。"}},
+    "ignore-index": {
+        "what": {"en": "the output of `{entry}` is right, but {wrong} of {numel} values of {grad_of} differ from "
+                       "float64 autograd on the {probe} inputs",
+                 "zh": "`{entry}` 的输出正确，但在 {probe} 输入上 {grad_of} 的 {numel} 个值里有 {wrong} 个与 float64 "
+                       "autograd 不同"},
+        "fix": {"en": "A row whose target is ignore_index adds nothing: no loss, a zero gradient row, and it is not "
+                      "counted in n_valid; the mean and the gradient divide by n_valid, the rows that count (an "
+                      "all-ignored batch is 0 / 0 = NaN with an all-zero gradient, as F.cross_entropy gives).",
+                "zh": "target 等于 ignore_index 的行不贡献任何东西：没有 loss，梯度整行为 0，也不计入 n_valid；均值和梯度都"
+                      "除以 n_valid（计入的行数）。全部被忽略的批次是 0 / 0 = NaN，梯度全 0，与 F.cross_entropy 一致。"}},
+    "gradient": {
+        "what": {"en": "the output of `{entry}` is right, but {wrong} of {numel} values of {grad_of} differ from "
+                       "float64 autograd (after backward(dy))",
+                 "zh": "`{entry}` 的输出正确，但 {grad_of} 的 {numel} 个值里有 {wrong} 个与 float64 autograd 不同"
+                       "（backward(dy) 之后）"},
+        "fix": {"en": "The gradient of the mean loss is dy * (exp(x - lse) - one_hot(target)) / n_valid per element of "
+                      "a row that counts (lse from the same row's online max and sum), 0 on an ignored row.",
+                "zh": "均值 loss 的梯度，对计入的行的每个元素是 dy * (exp(x - lse) - one_hot(target)) / n_valid"
+                      "（lse 来自同一行的在线最大值和求和），被忽略的行为 0。"}},
+    "memory": {
+        "what": {"en": "the values are right, but `{tensor}` ({shape} {dtype}, {size}) is allocated besides the "
+                       "gradient: {numel} elements where the drill allows at most {limit} in one buffer",
+                 "zh": "数值正确，但除了梯度之外还分配了 `{tensor}`（{shape} {dtype}，{size}）：{numel} 个元素，"
+                       "而本题一个缓冲区最多允许 {limit} 个"}},
+    "memory-peak": {
+        "what": {"en": "the values are right, but the call's peak memory grew by {size} where the gradient and one "
+                       "buffer of {limit} elements allow {allowed}",
+                 "zh": "数值正确，但这次调用的峰值显存增加了 {size}，而梯度加一个 {limit} 元素的缓冲区只允许 {allowed}"}},
+    "memory-fix": {
+        "fix": {"en": "Keep nothing of size T x V besides the gradient: stream each row's V in blocks (an online max "
+                      "and sum give lse), save one float32 lse per row (or write the gradient over the logits in the "
+                      "forward, as Liger-Kernel does), and recompute softmax = exp(x - lse) where it is needed. At "
+                      "T = 8192, V = 128256 a float32 copy is 4.2 GB.",
+                "zh": "除了梯度之外不要保留任何 T x V 大小的东西：按块流式遍历每行的 V（在线最大值和求和得到 lse），"
+                      "每行只保存一个 float32 的 lse（或者像 Liger-Kernel 那样在 forward 里把梯度写回 logits），"
+                      "需要时再重算 softmax = exp(x - lse)。T = 8192、V = 128256 时一份 float32 副本就是 4.2 GB。"}},
 }
 
 M = {
@@ -96,4 +145,5 @@ M = {
                       "zh": "检查了 y，以及 y.backward(dy) 之后的 {tensors}，对照 float64 autograd"},
 }
 
-CHECK_NAMES_ZH = {"backward through autograd, partial sums without a race": "经 autograd 反向，部分和没有竞争"}
+CHECK_NAMES_ZH = {"backward through autograd, partial sums without a race": "经 autograd 反向，部分和没有竞争",
+                  "no buffer beyond the gradient over the drill's memory limit": "除梯度外没有超出本题显存限制的缓冲区"}

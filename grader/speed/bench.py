@@ -135,7 +135,9 @@ def tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
     refs = [p for p in providers if p not in (CANDIDATE, EAGER, STATIC, DYNAMIC)]
     first = "shape" if any(r.get("label") for r in result["rows"]) else "n"
     time_rows = [[_row_label(row)] + [_us(row["ms"].get(p)) for p in providers] for row in result["rows"]]
-    time_table = ("µs (do_bench median, L2 flushed)", [first] + [_short(p, refs) for p in providers], time_rows)
+    what = "forward + backward, " if any("peak_bytes" in row for row in result["rows"]) else ""
+    time_table = (f"µs ({what}do_bench median, L2 flushed)", [first] + [_short(p, refs) for p in providers],
+                  time_rows)
     if result.get("flops"):
         return [time_table, _tflops_table(result, providers, refs, first)]
     peak = result.get("peak_gbps")
@@ -149,7 +151,17 @@ def tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
         bw.append(format_pct(pct_of_peak(row["gbps"].get(CANDIDATE), peak)))
         bw_rows.append(bw)
     bw_head = [first] + [p for p in (CANDIDATE, EAGER, STATIC) if p in providers] + ["copy", "% peak"]
-    return [time_table, ("GB/s (fused byte model / time)", bw_head, bw_rows)]
+    out = [time_table, ("GB/s (fused byte model / time)", bw_head, bw_rows)]
+    if any(row.get("peak_bytes") for row in result["rows"]):  # a training drill: forward + backward's memory
+        shown = [p for p in providers if p != DYNAMIC]
+        mem_rows = [[_row_label(row)] + [_mb((row.get("peak_bytes") or {}).get(p)) for p in shown]
+                    for row in result["rows"]]
+        out.append(("peak extra MB over forward + backward", [first] + [_short(p, refs) for p in shown], mem_rows))
+    return out
+
+
+def _mb(nbytes) -> str:
+    return "—" if nbytes is None else f"{nbytes / 1e6:.0f}"
 
 
 def _tflops_table(result: dict, providers: list[str], refs: list[str], first: str):
@@ -365,8 +377,11 @@ def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
         label = size_label(size)
         print(f"  bench: {label} ({i + 1}/{len(sizes)})", file=sys.stderr, flush=True)
         args = _inputs(spec, size, device)
-        out = providers[CANDIDATE](*args, **spec.kwargs)  # compiles; checked below
+        # compiles; checked below. A training drill's forward may write its gradient over an input (Liger's
+        # cross-entropy): it is checked on its own copy.
+        out = providers[CANDIDATE](*(_copies(args) if spec.grads is not None else args), **spec.kwargs)
         nbytes = _bytes(spec, size, args, out)
+        steps = training_steps(spec, providers, args, device) if spec.grads is not None else None
         flops = spec.flops(size) if spec.flops else None
         row = {"n": numel_of(size), "bytes": nbytes, "ms": {}, "gbps": {}}
         if not isinstance(size, int):
@@ -378,7 +393,12 @@ def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
                 continue
             try:
                 f = static_compile(fn, args, spec.kwargs) if name == STATIC else fn
-                ms = bench_ms(lambda: f(*args, **spec.kwargs), warmup=25, rep=100)
+                if steps is not None:  # forward + backward, and the step's peak memory beyond its inputs
+                    step = steps(name, f)
+                    row.setdefault("peak_bytes", {})[name] = peak_extra(step, device)
+                    ms = bench_ms(step, warmup=25, rep=100)
+                else:
+                    ms = bench_ms(lambda: f(*args, **spec.kwargs), warmup=25, rep=100)
             except Exception as e:  # noqa: BLE001 - a reference failing (compile, memory) must not end the sweep
                 row.setdefault("errors", {})[name] = f"{type(e).__name__}: {str(e)[:200]}"
                 _free(device)
@@ -395,6 +415,54 @@ def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
         result["rows"].append(row)
         del args, out
         _free(device)
+
+
+def _copies(args) -> list:
+    import torch
+    return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+
+
+def training_steps(spec, providers, args, device: str):
+    """For a training drill (spec.grads): steps(name, fn) -> a callable running fn's forward and out.backward(dy) on
+    that provider's own copies of the inputs (its gradients cleared first; a forward that overwrites an input with
+    its gradient spoils only its own copy). dy is drawn once, like a grade's, in the candidate's output shape."""
+    import torch
+
+    from grader.families.training import default_grad_output
+
+    import inspect
+
+    names = list(inspect.signature(providers[CANDIDATE]).parameters)[:len(args)]
+    wrt = [i for i, n in enumerate(names) if n in spec.grads.wrt]
+    out = providers[CANDIDATE](*_copies(args), **spec.kwargs)
+    make = spec.grads.grad_output or default_grad_output
+    dy = make(tuple(out.shape), out.dtype, torch.Generator().manual_seed(12345)).to(out.device)
+    del out
+
+    def steps(name, fn):
+        own = [a.detach().clone().requires_grad_() if i in wrt else a for i, a in enumerate(args)]
+        leaves = [own[i] for i in wrt]
+
+        def step():
+            for t in leaves:
+                t.grad = None
+            fn(*own, **spec.kwargs).backward(dy)
+        step()  # compiles (torch.compile's backward too) and autotunes outside the timing
+        return step
+    return steps
+
+
+def peak_extra(step, device: str) -> int | None:
+    """Bytes a step allocates at its peak beyond what was allocated before it (CUDA; None elsewhere)."""
+    if device != "cuda":
+        return None
+    import torch
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    step()
+    torch.cuda.synchronize()
+    return torch.cuda.max_memory_allocated() - before
 
 
 def _dynamic_sweep(spec, sizes, result, device: str = "cuda") -> None:

@@ -1,0 +1,172 @@
+"""cross-entropy forward + backward on a GPU: the reference's block size / num_warps candidates beside eager and
+torch.compile (benchmark, not a test; the lead runs it on the H200, under 100 s).
+
+    PYTHONPATH=. python benchmarks/cross_entropy.py --out DIR [--configs 32768x32,16384x16] [--rounds 5]
+
+At (8192, 128256) bfloat16 logits and int64 targets (5 % ignore_index), loss = cross_entropy(logits, target);
+loss.backward(), per function:
+  - the largest error of the loss and of the gradient against float32 F.cross_entropy on the same logits (each
+    candidate is checked before it is timed; a wrong one is not timed),
+  - peak extra memory over one step (torch.cuda.max_memory_allocated minus what was allocated before it: the logits
+    and the targets; the previous step's gradient dropped first, so the new gradient counts), and that minus the
+    gradient's own T x V bytes when the gradient is a new tensor (not the logits' storage),
+  - µs per step: the median of `--rounds` do_bench medians, the functions alternating; min and max beside it.
+The issue's goal: the reference >= 2x torch.compile(dynamic=False), its peak extra memory <= 10 % of eager's.
+Prints one table and writes DIR/cross_entropy.json. Without CUDA it says so and exits 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from training import CE_SHAPE, CE_SOLUTION, bench_us, ce_step, cross_entropy_bytes  # noqa: E402
+
+DEFAULT_CONFIGS = "8192x16,16384x32,32768x32"  # batch 1 (2026-12-01) tried 7; these were the three fastest
+
+
+def load_module(path: Path, name: str):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def candidate(block: int, warps: int):
+    """The reference solution with its BLOCK_V and NUM_WARPS set (a module of its own per candidate)."""
+    mod = load_module(CE_SOLUTION, f"ce_ref_{block}_{warps}")
+    mod.BLOCK_V, mod.NUM_WARPS = block, warps
+    return mod.cross_entropy
+
+
+def peak_with_grad(step, logits) -> tuple[int, bool]:
+    """(bytes allocated at one step's peak beyond what was allocated before it, the gradient included, and whether
+    the gradient is the logits' own storage). The previous step's gradient is dropped before the measurement: a step
+    that frees it first would otherwise hide the new one (benchmarks/training.py's peak_extra does not, so its
+    figure is 'beyond the gradient' for eager and torch.compile)."""
+    import torch
+    step()  # compile / autotune outside the measurement
+    logits.grad = None
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    step()
+    torch.cuda.synchronize()
+    in_place = logits.grad is not None and logits.grad.data_ptr() == logits.data_ptr()
+    return torch.cuda.max_memory_allocated() - before, in_place
+
+
+def check(fn, logits, target) -> dict:
+    """Loss and gradient errors against float32 F.cross_entropy (on a copy: the reference writes in place)."""
+    import torch
+    import torch.nn.functional as F
+
+    ref_in = logits.detach().float().requires_grad_()
+    ref = F.cross_entropy(ref_in, target, ignore_index=-100)
+    ref.backward()
+    mine = logits.detach().clone().requires_grad_()
+    loss = fn(mine, target)
+    loss.backward()
+    loss = loss.detach()
+    grad = mine.grad.float()
+    gerr = float((grad - ref_in.grad).abs().max() / ref_in.grad.abs().max())
+    return {"loss": float(loss), "loss_ref": float(ref), "loss_rel_err": abs(float(loss) - float(ref)) / abs(float(ref)),
+            "grad_rel_err": gerr}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python benchmarks/cross_entropy.py")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--configs", default=DEFAULT_CONFIGS, help="BLOCK_VxNUM_WARPS, comma-separated")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--no-compile", action="store_true")
+    a = ap.parse_args(argv)
+    import torch
+    import torch.nn.functional as F
+    if not torch.cuda.is_available():
+        print("benchmarks/cross_entropy.py needs a CUDA GPU (it times forward + backward and reads peak memory)")
+        return 2
+    import triton
+    started = time.time()
+    t, v = CE_SHAPE
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    logits = (torch.randn(CE_SHAPE, device="cuda", generator=gen) * 2).to(torch.bfloat16).requires_grad_()
+    target = torch.randint(0, v, (t,), device="cuda", generator=gen)
+    target[torch.rand(t, device="cuda", generator=gen) < 0.05] = -100
+    grad_bytes = t * v * 2
+    floor = cross_entropy_bytes(CE_SHAPE, 2)
+    out = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
+           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "shape": list(CE_SHAPE), "dtype": "bfloat16",
+           "grad_bytes": grad_bytes, "bytes_floor": floor, "rows": []}
+    print(f"{out['device']} torch {out['torch']} triton {out['triton']} {out['date']}: cross-entropy fwd+bwd "
+          f"{CE_SHAPE} bf16, bytes floor {floor / 1e9:.2f} GB", flush=True)
+
+    def eager(logits, target):
+        return F.cross_entropy(logits, target, ignore_index=-100)
+
+    fns = {}  # torch.compile first: its compile is the slow part, and a late timeout then still leaves timings
+    if not a.no_compile:
+        fns["torch.compile(dynamic=False)"] = torch.compile(eager, dynamic=False)
+    fns["eager F.cross_entropy"] = eager
+    for c in a.configs.split(","):
+        block, warps = (int(s) for s in c.split("x"))
+        fns[f"reference BLOCK_V={block} warps={warps}"] = candidate(block, warps)
+    steps, rows = {}, {}
+    for k, f in fns.items():
+        row = {"name": k}
+        try:
+            row.update(check(f, logits, target))
+            if k.startswith("reference") and (row["grad_rel_err"] > 2e-2 or row["loss_rel_err"] > 1e-2):
+                row["error"] = "wrong values: not timed"
+            else:
+                # Each function times on its own copy: the reference overwrites its logits with the gradient, and
+                # every check runs on the pristine logits.
+                work = logits.detach().clone().requires_grad_()
+                step = ce_step(f, work, target)
+                peak, in_place = peak_with_grad(step, work)
+                row["peak_extra_bytes"], row["grad_in_place"] = peak, in_place
+                row["peak_extra_beyond_grad_bytes"] = peak - (0 if in_place else grad_bytes)
+                steps[k] = step
+        except Exception as e:  # noqa: BLE001 - reported per row (out of memory, a config that does not compile)
+            row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+            torch.cuda.empty_cache()
+        rows[k] = row
+        print(f"  checked {k}: {row}  ({time.time() - started:.0f} s)", flush=True)
+    seen = {k: [] for k in steps}
+    for i in range(a.rounds):
+        for k, s in steps.items():
+            seen[k].append(bench_us(s))
+        print(f"  round {i + 1}: " + ", ".join(f"{k} {seen[k][-1]:.0f}" for k in steps), flush=True)
+    for k, us in seen.items():
+        rows[k].update({"us_median": statistics.median(us), "us_min": min(us), "us_max": max(us), "us_all": us,
+                        "gbs": floor / statistics.median(us) / 1e3})
+    out["rows"] = list(rows.values())
+    comp = rows.get("torch.compile(dynamic=False)", {}).get("us_median")
+    eag = rows.get("eager F.cross_entropy", {})
+    print(f"{'':44s} {'µs med':>9s} {'min':>8s} {'max':>8s} {'GB/s':>7s} {'peak extra GB':>13s} "
+          f"{'vs compile':>10s} {'mem/eager':>9s}")
+    for r in out["rows"]:
+        if "us_median" not in r:
+            print(f"  {r['name']:42s} {r.get('error')}")
+            continue
+        vs = f"{comp / r['us_median']:.2f}x" if comp else "-"
+        mem = f"{r['peak_extra_bytes'] / eag['peak_extra_bytes']:.3f}" if eag.get("peak_extra_bytes") else "-"
+        print(f"  {r['name']:42s} {r['us_median']:9.0f} {r['us_min']:8.0f} {r['us_max']:8.0f} {r['gbs']:7.0f} "
+              f"{r['peak_extra_bytes'] / 1e9:13.3f} {vs:>10s} {mem:>9s}  grad err {r['grad_rel_err']:.1e}")
+    out["elapsed_s"] = round(time.time() - started, 1)
+    Path(a.out).mkdir(parents=True, exist_ok=True)
+    (Path(a.out) / "cross_entropy.json").write_text(json.dumps(out, indent=2))
+    print(f"elapsed {out['elapsed_s']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
