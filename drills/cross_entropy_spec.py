@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from grader.core.data import normal
 from grader.core.spec import CompileOptions, DrillSpec, Mistake, Probe
-from grader.families.training import GradCheck, GradMistake
+from grader.core.spec import GradCheck, GradMistake
 
 IGNORE = -100
 # V not a multiple of any block; one row; rows ignored in every batch of 3 rows or more.

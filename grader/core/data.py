@@ -63,3 +63,12 @@ def normal(size, gen, dtype="float32", scale: float = 1.0, shift: float = 0.0):
 
     x = torch.randn(shape_of(size), generator=gen, dtype=torch.float64, device=gen.device) * scale + shift
     return x.to(dtype_of(dtype))
+
+
+def default_grad_output(shape, dtype, gen):
+    """A training drill's dy when its spec names none: normal values; a 0-dim loss gets a random scale in
+    [0.25, 1.75), so a backward that ignores its grad_output is seen."""
+    import torch
+    if len(shape) == 0:
+        return (torch.rand((), generator=gen, dtype=torch.float64) * 1.5 + 0.25).to(dtype)
+    return torch.randn(shape, generator=gen, dtype=torch.float64).to(dtype)

@@ -141,7 +141,7 @@ class GradCheck:
     # gradient name -> what a plain values failure in it means (x.grad -> dx); default: the spec's value_category
     value_categories: dict = field(default_factory=dict)
     # inputs whose storage the backward may hand back as their own gradient, written over them by the forward
-    # (Liger's cross-entropy): such an input is not "mutated" when its gradient is exactly that storage
+    # (Liger's fused loss): such an input is not "mutated" when its gradient is exactly that storage
     in_place: tuple = ()
     # (inputs) -> the most elements one allocation may have beyond the gradients' own storage, or None (no rule at
     # this size): a fused loss must not allocate a (T, V) buffer. Checked on every allocation the watch saw (CPU and

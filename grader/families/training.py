@@ -18,6 +18,7 @@ Nothing here names a drill: the spec's GradCheck holds the drill's names, tolera
 """
 from __future__ import annotations
 
+from grader.core.data import default_grad_output
 from grader.core.spec import GRAD_TOLERANCE, GradCheck, GradMistake  # noqa: F401 - the family's spec data
 
 VALUE_KEYS = ("expected_shape", "got_shape", "expected_dtype", "got_dtype", "got_device", "device_ok", "shape_ok",
@@ -33,13 +34,6 @@ class _GradSpec:
 
     def __init__(self, check: GradCheck):
         self.tolerance_for = check.tolerance_for
-
-
-def default_grad_output(shape, dtype, gen):
-    import torch
-    if len(shape) == 0:
-        return (torch.rand((), generator=gen, dtype=torch.float64) * 1.5 + 0.25).to(dtype)
-    return torch.randn(shape, generator=gen, dtype=torch.float64).to(dtype)
 
 
 class Backward:

@@ -20,7 +20,7 @@ CATEGORIES = (
     "wrong-values", "stale-output", "too-slow", "impossible-time",
     # training drills (grader/families/training.py): the forward's statistics, then the backward's gradients
     "autograd", "variance", "cancellation", "dx", "dwdb", "race",
-    # the fused cross-entropy: the target logit, ignore_index, the gradient's scale, a (T, V) buffer
+    # a fused loss: the target logit, ignore_index, the gradient's scale, a (T, V) buffer
     "gather", "ignore-index", "grad-scale", "gradient", "memory",
 )
 # These say the submission as a whole is broken; one call showing them decides the verdict. A heuristic that breaks a

@@ -378,7 +378,7 @@ def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
         print(f"  bench: {label} ({i + 1}/{len(sizes)})", file=sys.stderr, flush=True)
         args = _inputs(spec, size, device)
         # compiles; checked below. A training drill's forward may write its gradient over an input (Liger's
-        # cross-entropy): it is checked on its own copy.
+        # fused loss): it is checked on its own copy.
         out = providers[CANDIDATE](*(_copies(args) if spec.grads is not None else args), **spec.kwargs)
         nbytes = _bytes(spec, size, args, out)
         steps = training_steps(spec, providers, args, device) if spec.grads is not None else None
@@ -428,7 +428,7 @@ def training_steps(spec, providers, args, device: str):
     its gradient spoils only its own copy). dy is drawn once, like a grade's, in the candidate's output shape."""
     import torch
 
-    from grader.families.training import default_grad_output
+    from grader.core.data import default_grad_output
 
     import inspect
 
