@@ -6,7 +6,6 @@ from rich.text import Text
 
 from grader.reporting.i18n import pick, t
 from grader.speed.timing import format_pct
-from grader.reporting.fusion_texts import M
 
 
 def _formula(nbytes: int, n: int) -> str:
@@ -92,7 +91,7 @@ def render_parts(v, spec, lang: str) -> list:
         parts.append(Text(t("speed_title", lang, at=timing.get("at") or f"n={timing['n']:,}", rounds=timing["rounds"]), style="bold"))
         table = Table(box=None, padding=(0, 1))
         compute = bool(timing.get("flops"))  # matmul, attention: TFLOPS against the tensor-core peak
-        for i, col in enumerate(pick(M["speed_cols_flops" if compute else "speed_cols"], lang)):
+        for i, col in enumerate(t("speed_cols_flops" if compute else "speed_cols", lang)):
             table.add_column(col, justify="left" if i == 0 else "right")
         cand_ms = rows[0]["ms"]
         for r in rows:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drills import get_spec
+from grader.core import catalog
 from grader.families import compiled
 from grader.families import fusion
 from grader.families import limits
@@ -260,7 +261,7 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
 
     if static.syntax_error:
         v.diagnosis, v.detail, v.line = "error", {"exception": static.syntax_error}, static.syntax_error["line"]
-        v.checks = [{"name": "file", "passed": False, "detail": f"syntax error at line {v.line}"}]
+        v.checks = [{"name": "file", "passed": False, "detail": catalog.text("check_details.syntax_error", "en", line=v.line)}]
         return _done(v, started)
     if static.holes:
         v.diagnosis, v.line = "hole", static.holes[0]["line"]
@@ -306,7 +307,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
                 v.detail["startup"] = r.stage
             v.line = stuck_line(r.output, v.file)
             v.checks.append({"name": "finishes in time", "passed": False,
-                             "detail": f"killed after {r.elapsed_s:.0f} s on {r.device}"})
+                             "detail": catalog.text("check_details.killed", "en", seconds=f"{r.elapsed_s:.0f}",
+                                                       device=r.device)})
             return
         if r.result is None:
             sig = -r.returncode if r.returncode and r.returncode < 0 else None
@@ -314,7 +316,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
             v.detail = {"signal": signal.Signals(sig).name if sig else None, "returncode": r.returncode,
                         "device": r.device, "output": r.output[-1500:]}
             v.checks.append({"name": "runs without crashing", "passed": False,
-                             "detail": f"the grading process died ({v.detail['signal'] or r.returncode})"})
+                             "detail": catalog.text("check_details.died", "en",
+                                                       signal=v.detail['signal'] or r.returncode)})
             return
         fatal = r.result.get("fatal")
         if fatal and fatal.get("internal"):
@@ -532,7 +535,8 @@ def summarize_checks(calls: list[dict], spec=None) -> list[dict]:
     checks = []
     for name, failed in rows:
         bad = [c for c in calls if failed(c)]
-        detail = f"{len(calls) - len(bad)}/{len(calls)} calls" if not bad else \
-            f"{len(bad)}/{len(calls)} calls failed, first at size {bad[0]['size']} on {bad[0]['device']}"
+        detail = catalog.text("check_details.calls", "en", passed=len(calls) - len(bad), calls=len(calls)) if not bad \
+            else catalog.text("check_details.calls_failed", "en", bad=len(bad), calls=len(calls), size=bad[0]['size'],
+                              device=bad[0]['device'])
         checks.append({"name": name, "passed": not bad, "detail": detail})
     return checks
