@@ -148,3 +148,48 @@ def test_check_details_the_grader_writes_come_back_in_chinese():
     assert check_detail("killed after 12 s on cuda", "zh") == "12 秒后被终止（cuda）"
     assert check_detail("something else entirely", "zh") == "something else entirely"
 
+
+def commands():
+    import cli
+
+    return [("drill", cli.main), *cli.main.commands.items()]
+
+
+@pytest.mark.parametrize("lang", catalog.LANGS)
+def test_every_command_and_option_has_its_help_in_both_languages(lang):
+    import click
+
+    import cli
+    from coach.help_zh import help_text
+
+    ctx = click.Context(cli.main, info_name="drill")
+    for name, cmd in commands():
+        assert help_text(name, lang).strip(), name
+        for p in cmd.get_params(ctx):
+            if isinstance(p, click.Option):
+                key = "help" if p is cmd.get_help_option(ctx) else p.name
+                assert help_text(name, lang, key).strip(), (name, key)
+
+
+@pytest.mark.parametrize("name", [n for n, _ in commands()])
+def test_help_in_chinese_has_no_english_sentence_of_drills_own(name, monkeypatch):
+    """`--help` under zh: the command's text and every option's from the catalog's zh; no English help of drill's
+    left (click's own `[default: ...]` and the option names stay)."""
+    import click
+    from click.testing import CliRunner
+
+    import cli
+    from coach.help_zh import help_text
+
+    monkeypatch.setenv("DRILL_LANG", "zh")
+    args = ["--help"] if name == "drill" else [name, "--help"]
+    out = CliRunner().invoke(cli.main, args, catch_exceptions=False, terminal_width=400).output
+    cmd = cli.main if name == "drill" else cli.main.commands[name]
+    assert help_text(name, "zh").split("\n")[0] in out
+    ctx = click.Context(cli.main, info_name="drill")
+    for p in cmd.get_params(ctx):
+        if isinstance(p, click.Option):
+            key = "help" if p is cmd.get_help_option(ctx) else p.name
+            assert help_text(name, "en", key) not in out, (name, key)
+    for sentence in ("Show this message and exit", "Language: en or zh", "Options:", "Usage:"):
+        assert sentence not in out, (name, sentence)
