@@ -26,44 +26,15 @@ from coach.errors import DrillError
 from coach.status import working
 from coach.store import Store, atomic_write_text, drill_entry, record_grade
 from coach.ui import console, say
+from grader.core import catalog
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
-T = {
-    "list_title": {"en": "drills, in the order to learn them (`drill next` picks the next one)",
-                   "zh": "练习（按学习顺序；`drill next` 给出下一个）"},
-    "list_cols": {"en": ("#", "drill", "title", "from", "tries", "passes", "last"),
-                  "zh": ("#", "练习", "标题", "出处", "尝试", "通过", "上次")},
-    "pass": {"en": "pass", "zh": "通过"},
-    "exists": {"en": "{path} exists; not overwriting it. Use another PATH, or --force (the old file is kept as a .bak).",
-               "zh": "{path} 已存在，不会覆盖。换一个 PATH，或用 --force（旧文件会保存为 .bak）。"},
-    "no_folder": {"en": "the folder {folder} does not exist; create it first (mkdir -p {folder}) or pick another PATH",
-                  "zh": "文件夹 {folder} 不存在；先创建它（mkdir -p {folder}），或换一个 PATH"},
-    "cannot_write": {"en": "cannot write {path}: {why}; pick another PATH",
-                     "zh": "无法写入 {path}：{why}；换一个 PATH"},
-    "kept": {"en": "kept your old file as {path}", "zh": "旧文件已保存为 {path}"},
-    "wrote": {"en": "wrote {path}  —  fill the HOLE(...)s ({n} to fill), then: drill grade {grade}",
-              "zh": "已写入 {path}  ——  填好 HOLE(...)（共 {n} 处），然后运行：drill grade {grade}"},
-    "no_hints": {"en": "no hints for {name}", "zh": "{name} 没有提示"},
-    "hint": {"en": "hint {k}/{n}", "zh": "提示 {k}/{n}"},
-    "last_hint": {"en": "(that was the last one; `drill solution {name}` shows the reference)",
-                  "zh": "（这是最后一条；`drill solution {name}` 显示参考答案）"},
-    "solution_head": {"en": "reference solution of {name} (`drill solution {name} > {slug}.py` saves it)",
-                      "zh": "{name} 的参考答案（`drill solution {name} > {slug}.py` 可保存）"},
-    "grading": {"en": "grading {file}", "zh": "正在评测 {file}"},
-    "next": {"en": "next: {name} — {title}  (step {k}/{n} on the path, {from_}; {passed} of {n} passed)",
-             "zh": "下一个：{name} —— {title}（路线第 {k}/{n} 步，{from_}；已通过 {passed}/{n}）"},
-    "next_start": {"en": "  drill start {name}", "zh": "  drill start {name}"},
-    "next_grade": {"en": "  drill grade {file}   (your file is already there)",
-                   "zh": "  drill grade {file}   （你的文件已经在了）"},
-    "all_passed": {"en": "every drill has passed. Next: `drill mock` (what is due for review comes first), or "
-                         "`drill progress`.",
-                   "zh": "所有练习都已通过。下一步：`drill mock`（优先考该复习的内容），或 `drill progress`。"},
-}
+T = catalog.section("coach.actions")  # texts.yaml
 
 
 def tr(key: str, lang: str, **kw):
-    v = T[key].get(lang, T[key]["en"])
+    v = T[key][lang]
     return v.format(**kw) if kw else v
 
 
@@ -301,17 +272,7 @@ def next_drill(lang: str) -> int:
     return EXIT_OK
 
 
-CP = {
-    "need_id": {"en": "--answer scores one checkpoint: give its id, e.g. `drill checkpoints why-mask --answer \"...\"`"
-                      "{ids}",
-                "zh": "--answer 给单个检查点打分：请给出检查点 id，例如 `drill checkpoints why-mask --answer \"...\"`{ids}"},
-    "drill_ids": {"en": "; {drill}'s checkpoints are {ids}", "zh": "；{drill} 的检查点是 {ids}"},
-    "unknown": {"en": "no drill or checkpoint called {name!r}{close}; `drill list` shows the drills, "
-                      "`drill checkpoints` the checkpoint ids",
-                "zh": "没有叫 {name!r} 的练习或检查点{close}；`drill list` 列出练习，`drill checkpoints` 列出检查点 id"},
-    "empty": {"en": "the answer is empty: type what you would say (or `--answer -` to read it from stdin)",
-              "zh": "答案是空的：写下你会说的话（或用 `--answer -` 从标准输入读取）"},
-}
+CP = catalog.section("coach.actions_checkpoints")  # texts.yaml
 
 
 def checkpoints(name: str | None, answer: str | None, lang: str, as_json: bool) -> int:

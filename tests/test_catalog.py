@@ -64,7 +64,7 @@ def literal_keys():
             if fn in ("text", "both", "entry") and isinstance(node.func, ast.Attribute) and \
                     getattr(node.func.value, "id", "") == "catalog":
                 found.append((path.name, node.lineno, key, "entry"))
-            elif fn == "table" and getattr(getattr(node.func, "value", None), "id", "") == "catalog":
+            elif fn in ("table", "section") and getattr(getattr(node.func, "value", None), "id", "") in ("catalog", "texts"):
                 found.append((path.name, node.lineno, key, "table"))
             elif fn == "t" and isinstance(node.func, ast.Name):
                 found.append((path.name, node.lineno, f"messages.{key}", "entry"))

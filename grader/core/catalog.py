@@ -38,13 +38,26 @@ def table(key: str) -> dict:
     return node
 
 
+def section(key: str) -> dict:
+    """A section of entries, each checked for both languages, as {name: {"en": ..., "zh": ...}} (a list entry, such
+    as a table's columns, as a tuple): for a module that formats its own entries."""
+    out = {}
+    for name, node in table(key).items():
+        e = _checked(f"{key}.{name}", node)
+        out[name] = {lang: tuple(v) if isinstance(v, list) else v for lang, v in e.items()}
+    return out
+
+
 def is_entry(node) -> bool:
     """An entry is a mapping whose keys are languages (its values: a string, or a list of strings for columns)."""
     return isinstance(node, dict) and bool(node) and set(node) <= set(LANGS)
 
 
 def entry(key: str) -> dict:
-    node = table(key)
+    return _checked(key, table(key))
+
+
+def _checked(key: str, node) -> dict:
     if not is_entry(node):
         raise CatalogError(f"texts.yaml's `{key}` is a section, not a text")
     missing = [lang for lang in LANGS if not node.get(lang)]
