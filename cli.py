@@ -15,6 +15,7 @@ import drills
 from coach import actions
 from coach.errors import DrillError, usage_error
 from coach.help_zh import Command, Group
+from grader.core import catalog
 from grader.reporting.i18n import resolve_lang
 
 DEVICE = click.Choice(["auto", "cuda", "cpu"])
@@ -215,8 +216,7 @@ def run() -> None:
         e.show()
         sys.exit(e.exit_code)
     except OSError as e:  # a file or folder the learner named that cannot be used: one line, exit 2
-        err = DrillError({"en": f"cannot use {e.filename or ''}: {e.strerror or e}",
-                          "zh": f"无法使用 {e.filename or ''}：{e.strerror or e}"})
+        err = DrillError(catalog.both("usage.cannot_use", what=e.filename or "", why=e.strerror or e))
         err.show()
         sys.exit(err.exit_code)
     sys.exit(code if isinstance(code, int) else 0)

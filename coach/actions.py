@@ -129,20 +129,6 @@ def start(name: str, path: Path | None, force: bool, lang: str, bug: bool = Fals
     return EXIT_OK
 
 
-ZH_PREFIXES = {"no such file: ": "没有这个文件：", "not a file: ": "不是文件：", "not a UTF-8 text file: ":
-               "不是 UTF-8 文本文件：", "cannot read ": "无法读取 ",
-               "the file does not name its drill (a line `# drill: NAME`); pass --drill NAME":
-               "文件没有写明它是哪个练习（一行 `# drill: NAME`）；请加 --drill NAME"}
-
-
-def zh_message(message: str) -> str:
-    """The grader's usage errors (missing file, no `# drill:` line) in Chinese; anything else as it is."""
-    for en, zh in ZH_PREFIXES.items():
-        if message.startswith(en):
-            return zh + message[len(en):]
-    return message
-
-
 def show_fix_now(state: dict, v, hints: list) -> bool:
     """Progressive disclosure: the fix's code once this hole has failed before (the previous grade of the drill
     failed the same way) or once the hints reached their last (code) step."""
@@ -161,11 +147,13 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
         with working(tr("grading", lang, file=Path(file).name), lang, "reading the file") as say:
             verdict = runner.grade(file, drill=drill_name, device=device, seed=seed, timeout=timeout, progress=say)
     except (UnreadableFile, runner.DeviceUnavailable, KeyError) as e:
+        if isinstance(e, catalog.TextError):  # the grader's usage errors carry both languages
+            raise DrillError(e.texts, lang=lang, as_json=as_json) from None
         message = str(e.args[0]) if e.args else str(e)
         if isinstance(e, KeyError) and message.startswith("unknown drill"):  # the file's `# drill:` line
             wanted = message.split("'")[1] if "'" in message else message
             raise DrillError(names.unknown_texts(wanted), lang=lang, as_json=as_json) from None
-        raise DrillError({"en": message, "zh": zh_message(message)}, lang=lang, as_json=as_json) from None
+        raise DrillError(message, lang=lang, as_json=as_json) from None
     store = Store()
     state = store.read()
     reveal = show_fix or show_fix_now(state, verdict, drill_texts(verdict.drill).get("hints", []))

@@ -13,8 +13,8 @@ from grader.reporting.i18n import pick
 from grader.intake.static import UnreadableFile, inspect_file
 from drills import get_spec
 from coach import names
-from coach.actions import zh_message
 from coach.errors import DrillError
+from grader.core import catalog
 from coach.status import working
 from coach.ui import console
 
@@ -48,11 +48,10 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
     try:
         static = inspect_file(Path(file))
     except UnreadableFile as e:
-        raise fail({"en": str(e), "zh": zh_message(str(e))}) from None
+        raise fail(e.texts) from None
     name = drill_name or static.drill
     if not name:
-        message = "the file does not name its drill (a line `# drill: NAME`); pass --drill NAME"
-        raise fail({"en": message, "zh": zh_message(message)})
+        raise fail(catalog.both("usage.no_drill_line"))
     spec = get_spec(names.resolve(name, lang, as_json))
     try:
         size_list = parse_sizes(sizes, spec)

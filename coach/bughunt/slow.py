@@ -209,7 +209,7 @@ def run(name: str, answer: str | None, device: str, lang: str, seed: int | None 
             ref_job = pool.submit(_grade, spec.solution_path.read_text(encoding="utf-8"), name, device)
             slow_v, ref_v = slow_job.result(), ref_job.result()
     except DeviceUnavailable as e:
-        err.print(f"drill: {e.args[0]}")
+        err.print(f"drill: {e.texts[lang]}")
         return EXIT_USAGE
     return report(s, cause, number, slow_v, ref_v, lang, out, store)
 

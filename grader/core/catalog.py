@@ -88,3 +88,12 @@ def text(key: str, lang: str, **kw):
 def both(key: str, **kw) -> dict:
     """{"en": ..., "zh": ...}: entry `key` formatted in each language."""
     return {lang: text(key, lang, **kw) for lang in LANGS}
+
+
+class TextError(Exception):
+    """A learner's usage error raised below coach/ (a file that cannot be read, no GPU): `texts` holds it in both
+    languages, str() is the English. The CLI shows it as one line in the learner's language."""
+
+    def __init__(self, key: str, **kw):
+        self.texts = both(key, **kw)
+        super().__init__(self.texts["en"])

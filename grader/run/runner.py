@@ -28,7 +28,11 @@ from grader.judge.diagnose import DECISIVE, memory_evidence, overall
 from grader.intake.static import inspect_file, kernel_body_line
 
 
-class DeviceUnavailable(Exception):
+class UnnamedDrill(catalog.TextError, KeyError):
+    """The file has no `# drill: NAME` line and no --drill was given: a usage error (exit code 2)."""
+
+
+class DeviceUnavailable(catalog.TextError):
     """--device cuda on a machine where torch has no CUDA: a usage error (exit code 2)."""
 
 
@@ -248,15 +252,14 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
     static = inspect_file(path)
     name = drill or static.drill
     if name is None:
-        raise KeyError("the file does not name its drill (a line `# drill: NAME`); pass --drill NAME")
+        raise UnnamedDrill("usage.no_drill_line")
     spec = get_spec(name)
     lines = static.source.splitlines()
     auto = device == "auto"
     if auto:
         device = "cuda" if nvidia_driver_present() else "cpu"
     elif device == "cuda" and not nvidia_driver_present():
-        raise DeviceUnavailable("--device cuda, but this machine has no NVIDIA driver; use --device cpu (Triton's "
-                                "interpreter) or auto")
+        raise DeviceUnavailable("usage.no_nvidia_driver")
     v = Verdict(drill=spec.name, file=str(path), device=device, passed=False, diagnosis=None, source_lines=lines)
 
     if static.syntax_error:
@@ -275,7 +278,7 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
     runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s, progress)
     if device == "cuda" and ((runs[0].result or {}).get("fatal") or {}).get("type") == "NoCuda":
         if not auto:
-            raise DeviceUnavailable("--device cuda, but torch here has no CUDA (a CPU build?); use --device cpu")
+            raise DeviceUnavailable("usage.no_cuda_torch")
         v.device, devices = "cpu", ["cpu"]  # a driver, but no CUDA for torch: the interpreter grades alone
         runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s, progress)
     v.runs = [{"device": r.device, "returncode": r.returncode, "timed_out": r.timed_out,
