@@ -99,9 +99,7 @@ def start(name: str, path: Path | None, force: bool, lang: str, bug: bool = Fals
             planted = bug_flow.choose_bug(spec.name)
         except KeyError:  # the drill's planted-mistake catalog is not written yet (hunts.choose)
             have = ", ".join(n for n in drills.names() if bug_catalog.bugs_for(n))
-            raise DrillError({"en": f"{spec.name} has no planted mistakes yet (drills/bugs/); --bug works for: {have}",
-                              "zh": f"{spec.name} 还没有埋好的错误（drills/bugs/）；--bug 可用于：{have}"},
-                             lang=lang) from None
+            raise DrillError(catalog.both("coach.common.no_bugs", drill=spec.name, have=have), lang=lang) from None
         except bug_catalog.CatalogError as e:
             raise DrillError({k: f"internal error, not your mistake: {e.args[0] if e.args else e}"
                               for k in ("en", "zh")}, lang=lang) from None
@@ -184,7 +182,8 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
         elif verdict.graded:  # drill's internal error or a CPU limitation is no attempt of the learner's
             record_grade(store, verdict)
     except Exception as e:  # noqa: BLE001 - progress is a convenience: never lose a verdict over it
-        console(stderr=True).print(f"drill: could not save progress ({e})", style="yellow", markup=False)
+        console(stderr=True).print(catalog.text("coach.common.save_failed", lang, why=e), style="yellow",
+                                   markup=False)
     _warn(store)
     return EXIT_OK if verdict.passed else EXIT_FAIL if verdict.graded else EXIT_USAGE
 
@@ -297,6 +296,7 @@ def checkpoints(name: str | None, answer: str | None, lang: str, as_json: bool) 
     try:
         record_answer(store, name, scoring.score(name, text, lang))
     except Exception as e:  # noqa: BLE001 - the score was shown; recording it is a convenience
-        console(stderr=True).print(f"drill: could not save progress ({e})", style="yellow", markup=False)
+        console(stderr=True).print(catalog.text("coach.common.save_failed", lang, why=e), style="yellow",
+                                   markup=False)
     _warn(store)
     return code

@@ -180,7 +180,7 @@ def run(name: str, answer: str | None, device: str, lang: str, seed: int | None 
         err.print(f"drill: {e.args[0]}")
         return EXIT_USAGE
     if not slow_for(name):
-        err.print(f"drill: no slow version of {name}; drills with one: {', '.join(drills_with_slow())}")
+        err.print(texts.text("coach.common.no_slow", lang, drill=name, have=", ".join(drills_with_slow())))
         return EXIT_USAGE
     store = Store()
     with store.update() as state:
@@ -197,7 +197,7 @@ def run(name: str, answer: str | None, device: str, lang: str, seed: int | None 
         try:
             answer = input("> ")
         except EOFError:
-            err.print("drill: no answer (pass --answer \"b 2\", or type it)")
+            err.print(texts.text("coach.common.no_answer", lang))
             return EXIT_USAGE
     cause, number = parse(answer)
     out.print(tr("slow_measuring", lang), style="dim")

@@ -233,7 +233,7 @@ def run_quiz(capture: dict, kernels: list, lang: str, out: Console, answers: lis
     try:
         ind.record_quiz(store, capture.get("drill"), kernel.name, result)
     except Exception as e:  # noqa: BLE001 - the score was shown; a state of another shape must not hide it
-        console(stderr=True).print(f"drill: could not save progress ({e})", style="yellow")
+        console(stderr=True).print(catalog.text("coach.common.save_failed", lang, why=e), style="yellow")
     for w in store.warnings:
         console(stderr=True).print(w, style="yellow")
     return EXIT_OK if result["score"] == result["total"] else EXIT_FAIL

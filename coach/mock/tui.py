@@ -38,8 +38,8 @@ def mmss(seconds: float) -> str:
 def human(seconds: float, lang: str) -> str:
     s = int(round(seconds))
     if s % 60 == 0 and s >= 60:
-        return f"{s // 60} 分钟" if lang == "zh" else f"{s // 60} min"
-    return f"{s} 秒" if lang == "zh" else f"{s} s"
+        return catalog.text("coach.time.minutes", lang, n=s // 60)
+    return catalog.text("coach.time.seconds", lang, n=s)
 
 
 class StdinInput:
@@ -304,7 +304,7 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
     try:
         tasks, questions = M.prepare(folder, names, qids)
     except M.MockError as e:
-        err.print(f"drill: {e}")
+        err.print(f"drill: {e.texts[lang]}")
         return 2
     # the code-review round (coach/bughunt/review.py): before the checkpoint questions
     questions[:0] = M.review_questions(state, reviews, names, random.Random(seed), review_seconds)
