@@ -27,7 +27,7 @@ T = catalog.section("coach.inductor_view")  # texts.yaml
 
 NOTES = catalog.section("coach.inductor_view_notes")  # texts.yaml
 FX = catalog.section("coach.inductor_view_fx")  # texts.yaml
-MASKED = {True: {"en": " (masked)", "zh": "（带 mask）"}, False: {"en": " (NO mask)", "zh": "（没有 mask）"}}
+MASKED = {True: catalog.entry("coach.inductor_masked.masked"), False: catalog.entry("coach.inductor_masked.unmasked")}
 
 
 def _t(key: str, lang: str, **kw) -> str:
@@ -129,7 +129,8 @@ def side_by_side(kernel: ind.Kernel, other_text: str, who: str, lang: str, first
 def render(capture: dict, kernels: list, lang: str, out: Console, compare: tuple | None) -> None:
     size = capture.get("size")
     out.print(f"[bold]{_t('title', lang, fn=capture.get('function_name'), drill=capture.get('drill'), size=size)}"
-              f"[/bold]  (torch {capture.get('torch')}, triton {capture.get('triton')})")
+              "[/bold]" + catalog.text("coach.inductor_masked.versions", lang, torch=capture.get('torch'),
+                                       triton=capture.get('triton')))
     path = capture.get("path")
     if path == "cuda":
         out.print(_t("path_cuda", lang, name=capture.get("device_name", "GPU")))
@@ -261,7 +262,7 @@ def command(name: str, file: Path | None, raw: bool, save: Path | None, quiz: bo
         try:
             source = Path(file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
-            err.print(f"drill: cannot read {file}: {e}")
+            err.print(catalog.text("coach.inductor_masked.cannot_read", lang, file=file, why=e))
             return EXIT_USAGE
         text, _, first = ind.learner_kernel_source(source)
         if not text:

@@ -468,9 +468,7 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
                  empty=empty)
 
 
-DENIAL = {"claim": {"en": "denies a key point: {point}", "zh": "否认了一个要点：{point}"},
-          "why": {"en": "The point is true ({point}); the model answer explains it.",
-                  "zh": "这个要点是对的（{point}）；参考答案里有解释。"}}
+DENIAL = catalog.section("coach.oral_denial")  # texts.yaml
 
 
 def score(cid: str, answer: str, lang: str = "en") -> Score:
