@@ -13,7 +13,7 @@ static torch.compile per size beside one compile swept over sizes):
     - static vs swept (dynamic) torch.compile at 2^26        grader/speed/bench.py LEGEND, docs/latency.md
   GELU (solutions/gelu.py) at 2^24+17: F.gelu(tanh), the 9-op eager chain, the Triton reference, torch.compile of
     the chain                                                prompts.yaml gelu checkpoint
-  CUDA-graph replay of relu(x + y) at 1e5, fused vs eager    grader/reporting/fusion_texts.py "launch_bound"
+  CUDA-graph replay of relu(x + y) at 1e5, fused vs eager    texts.yaml messages.launch_bound
 
 Prints each figure with where it is quoted, and writes DIR/h200_figures.json (the sweeps in full).
 """
@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     print(f"- GELU, n = 2^24+17: F.gelu(tanh) {g[ref] * 1e3:.1f} µs, 9-op eager {g['eager'] * 1e3:.1f} µs, Triton "
           f"{g['yours'] * 1e3:.1f} µs, torch.compile of the chain {g['compile'] * 1e3:.1f} µs   [prompts.yaml gelu]")
     print(f"- CUDA graph replay, n = 1e5: fused {graph['fused']:.1f} µs vs eager {graph['eager']:.1f} µs per call"
-          f"   [grader/reporting/fusion_texts.py launch_bound]")
+          f"   [texts.yaml messages.launch_bound]")
     print(f"\nwrote {a.out / 'h200_figures.json'} ({results['elapsed_s']:.0f} s)")
     return 0
 

@@ -26,44 +26,15 @@ from coach.errors import DrillError
 from coach.status import working
 from coach.store import Store, atomic_write_text, drill_entry, record_grade
 from coach.ui import console, say
+from grader.core import catalog
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
-T = {
-    "list_title": {"en": "drills, in the order to learn them (`drill next` picks the next one)",
-                   "zh": "练习（按学习顺序；`drill next` 给出下一个）"},
-    "list_cols": {"en": ("#", "drill", "title", "from", "tries", "passes", "last"),
-                  "zh": ("#", "练习", "标题", "出处", "尝试", "通过", "上次")},
-    "pass": {"en": "pass", "zh": "通过"},
-    "exists": {"en": "{path} exists; not overwriting it. Use another PATH, or --force (the old file is kept as a .bak).",
-               "zh": "{path} 已存在，不会覆盖。换一个 PATH，或用 --force（旧文件会保存为 .bak）。"},
-    "no_folder": {"en": "the folder {folder} does not exist; create it first (mkdir -p {folder}) or pick another PATH",
-                  "zh": "文件夹 {folder} 不存在；先创建它（mkdir -p {folder}），或换一个 PATH"},
-    "cannot_write": {"en": "cannot write {path}: {why}; pick another PATH",
-                     "zh": "无法写入 {path}：{why}；换一个 PATH"},
-    "kept": {"en": "kept your old file as {path}", "zh": "旧文件已保存为 {path}"},
-    "wrote": {"en": "wrote {path}  —  fill the HOLE(...)s ({n} to fill), then: drill grade {grade}",
-              "zh": "已写入 {path}  ——  填好 HOLE(...)（共 {n} 处），然后运行：drill grade {grade}"},
-    "no_hints": {"en": "no hints for {name}", "zh": "{name} 没有提示"},
-    "hint": {"en": "hint {k}/{n}", "zh": "提示 {k}/{n}"},
-    "last_hint": {"en": "(that was the last one; `drill solution {name}` shows the reference)",
-                  "zh": "（这是最后一条；`drill solution {name}` 显示参考答案）"},
-    "solution_head": {"en": "reference solution of {name} (`drill solution {name} > {slug}.py` saves it)",
-                      "zh": "{name} 的参考答案（`drill solution {name} > {slug}.py` 可保存）"},
-    "grading": {"en": "grading {file}", "zh": "正在评测 {file}"},
-    "next": {"en": "next: {name} — {title}  (step {k}/{n} on the path, {from_}; {passed} of {n} passed)",
-             "zh": "下一个：{name} —— {title}（路线第 {k}/{n} 步，{from_}；已通过 {passed}/{n}）"},
-    "next_start": {"en": "  drill start {name}", "zh": "  drill start {name}"},
-    "next_grade": {"en": "  drill grade {file}   (your file is already there)",
-                   "zh": "  drill grade {file}   （你的文件已经在了）"},
-    "all_passed": {"en": "every drill has passed. Next: `drill mock` (what is due for review comes first), or "
-                         "`drill progress`.",
-                   "zh": "所有练习都已通过。下一步：`drill mock`（优先考该复习的内容），或 `drill progress`。"},
-}
+T = catalog.section("coach.actions")  # texts.yaml
 
 
 def tr(key: str, lang: str, **kw):
-    v = T[key].get(lang, T[key]["en"])
+    v = T[key][lang]
     return v.format(**kw) if kw else v
 
 
@@ -128,9 +99,7 @@ def start(name: str, path: Path | None, force: bool, lang: str, bug: bool = Fals
             planted = bug_flow.choose_bug(spec.name)
         except KeyError:  # the drill's planted-mistake catalog is not written yet (hunts.choose)
             have = ", ".join(n for n in drills.names() if bug_catalog.bugs_for(n))
-            raise DrillError({"en": f"{spec.name} has no planted mistakes yet (drills/bugs/); --bug works for: {have}",
-                              "zh": f"{spec.name} 还没有埋好的错误（drills/bugs/）；--bug 可用于：{have}"},
-                             lang=lang) from None
+            raise DrillError(catalog.both("coach.common.no_bugs", drill=spec.name, have=have), lang=lang) from None
         except bug_catalog.CatalogError as e:
             raise DrillError({k: f"internal error, not your mistake: {e.args[0] if e.args else e}"
                               for k in ("en", "zh")}, lang=lang) from None
@@ -158,20 +127,6 @@ def start(name: str, path: Path | None, force: bool, lang: str, bug: bool = Fals
     return EXIT_OK
 
 
-ZH_PREFIXES = {"no such file: ": "没有这个文件：", "not a file: ": "不是文件：", "not a UTF-8 text file: ":
-               "不是 UTF-8 文本文件：", "cannot read ": "无法读取 ",
-               "the file does not name its drill (a line `# drill: NAME`); pass --drill NAME":
-               "文件没有写明它是哪个练习（一行 `# drill: NAME`）；请加 --drill NAME"}
-
-
-def zh_message(message: str) -> str:
-    """The grader's usage errors (missing file, no `# drill:` line) in Chinese; anything else as it is."""
-    for en, zh in ZH_PREFIXES.items():
-        if message.startswith(en):
-            return zh + message[len(en):]
-    return message
-
-
 def show_fix_now(state: dict, v, hints: list) -> bool:
     """Progressive disclosure: the fix's code once this hole has failed before (the previous grade of the drill
     failed the same way) or once the hints reached their last (code) step."""
@@ -190,11 +145,13 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
         with working(tr("grading", lang, file=Path(file).name), lang, "reading the file") as say:
             verdict = runner.grade(file, drill=drill_name, device=device, seed=seed, timeout=timeout, progress=say)
     except (UnreadableFile, runner.DeviceUnavailable, KeyError) as e:
+        if isinstance(e, catalog.TextError):  # the grader's usage errors carry both languages
+            raise DrillError(e.texts, lang=lang, as_json=as_json) from None
         message = str(e.args[0]) if e.args else str(e)
         if isinstance(e, KeyError) and message.startswith("unknown drill"):  # the file's `# drill:` line
             wanted = message.split("'")[1] if "'" in message else message
             raise DrillError(names.unknown_texts(wanted), lang=lang, as_json=as_json) from None
-        raise DrillError({"en": message, "zh": zh_message(message)}, lang=lang, as_json=as_json) from None
+        raise DrillError(message, lang=lang, as_json=as_json) from None
     store = Store()
     state = store.read()
     reveal = show_fix or show_fix_now(state, verdict, drill_texts(verdict.drill).get("hints", []))
@@ -225,7 +182,8 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
         elif verdict.graded:  # drill's internal error or a CPU limitation is no attempt of the learner's
             record_grade(store, verdict)
     except Exception as e:  # noqa: BLE001 - progress is a convenience: never lose a verdict over it
-        console(stderr=True).print(f"drill: could not save progress ({e})", style="yellow", markup=False)
+        console(stderr=True).print(catalog.text("coach.common.save_failed", lang, why=e), style="yellow",
+                                   markup=False)
     _warn(store)
     return EXIT_OK if verdict.passed else EXIT_FAIL if verdict.graded else EXIT_USAGE
 
@@ -301,17 +259,7 @@ def next_drill(lang: str) -> int:
     return EXIT_OK
 
 
-CP = {
-    "need_id": {"en": "--answer scores one checkpoint: give its id, e.g. `drill checkpoints why-mask --answer \"...\"`"
-                      "{ids}",
-                "zh": "--answer 给单个检查点打分：请给出检查点 id，例如 `drill checkpoints why-mask --answer \"...\"`{ids}"},
-    "drill_ids": {"en": "; {drill}'s checkpoints are {ids}", "zh": "；{drill} 的检查点是 {ids}"},
-    "unknown": {"en": "no drill or checkpoint called {name!r}{close}; `drill list` shows the drills, "
-                      "`drill checkpoints` the checkpoint ids",
-                "zh": "没有叫 {name!r} 的练习或检查点{close}；`drill list` 列出练习，`drill checkpoints` 列出检查点 id"},
-    "empty": {"en": "the answer is empty: type what you would say (or `--answer -` to read it from stdin)",
-              "zh": "答案是空的：写下你会说的话（或用 `--answer -` 从标准输入读取）"},
-}
+CP = catalog.section("coach.actions_checkpoints")  # texts.yaml
 
 
 def checkpoints(name: str | None, answer: str | None, lang: str, as_json: bool) -> int:
@@ -348,6 +296,7 @@ def checkpoints(name: str | None, answer: str | None, lang: str, as_json: bool) 
     try:
         record_answer(store, name, scoring.score(name, text, lang))
     except Exception as e:  # noqa: BLE001 - the score was shown; recording it is a convenience
-        console(stderr=True).print(f"drill: could not save progress ({e})", style="yellow", markup=False)
+        console(stderr=True).print(catalog.text("coach.common.save_failed", lang, why=e), style="yellow",
+                                   markup=False)
     _warn(store)
     return code

@@ -9,12 +9,11 @@ from rich.table import Table
 
 from grader.speed import bench
 from grader.run import proc
-from grader.reporting.i18n import pick
 from grader.intake.static import UnreadableFile, inspect_file
 from drills import get_spec
 from coach import names
-from coach.actions import zh_message
 from coach.errors import DrillError
+from grader.core import catalog
 from coach.status import working
 from coach.ui import console
 
@@ -48,26 +47,27 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
     try:
         static = inspect_file(Path(file))
     except UnreadableFile as e:
-        raise fail({"en": str(e), "zh": zh_message(str(e))}) from None
+        raise fail(e.texts) from None
     name = drill_name or static.drill
     if not name:
-        message = "the file does not name its drill (a line `# drill: NAME`); pass --drill NAME"
-        raise fail({"en": message, "zh": zh_message(message)})
+        raise fail(catalog.both("usage.no_drill_line"))
     spec = get_spec(names.resolve(name, lang, as_json))
     try:
         size_list = parse_sizes(sizes, spec)
     except (ValueError, IndexError):
-        example = "a list like 4096,65536 or a range like 2^12..2^24" if isinstance(spec.sizes[0], int) else \
-            "shapes like " + ",".join("x".join(map(str, sh)) for sh in bench.default_sizes(spec)[:2])
-        raise fail({"en": f"--sizes {sizes!r}: {spec.name} takes {example}",
-                    "zh": f"--sizes {sizes!r}：{spec.name} 需要 {example}"}) from None
+        shapes = ",".join("x".join(map(str, sh)) for sh in bench.default_sizes(spec)[:2]) \
+            if not isinstance(spec.sizes[0], int) else ""
+        raise fail({lg: catalog.text("coach.bench.bad_sizes", lg, sizes=repr(sizes), drill=spec.name,
+                                     example=catalog.text("coach.bench.sizes_example_shapes", lg, shapes=shapes)
+                                     if shapes else catalog.text("coach.bench.sizes_example_list", lg))
+                    for lg in catalog.LANGS}) from None
     if static.holes:
         line = static.holes[0]["line"]
-        raise fail({"en": f"{file} still has HOLE(...)s (line {line}); fill them first",
-                    "zh": f"{file} 还有没填的 HOLE(...)（第 {line} 行）；先填好"})
+        raise fail(catalog.both("coach.bench.holes_left", file=file, line=line))
     if not proc.cuda_available():
         raise fail(bench.NOT_ON_CPU)
-    with working(f"drill bench {Path(file).name}", lang, f"{len(size_list)} sizes on the GPU"):
+    with working(f"drill bench {Path(file).name}", lang,
+                 catalog.text("coach.bench.working_detail", lang, n=len(size_list))):
         result = bench.sweep(Path(file).resolve(), spec.name, size_list)
     if as_json:
         print(json.dumps(result, indent=2))
@@ -76,24 +76,26 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
     if result.get("error"):
         if as_json:
             return 1  # the object above carries the error
-        err.print(f"drill: bench stopped: {result['error']}", markup=False, highlight=False)
+        err.print(catalog.text("coach.bench.stopped", lang, why=result['error']), markup=False, highlight=False)
         return 1
     if plot_path:
         problem = bench.plot(result, Path(plot_path))
         if problem:
-            err.print(f"drill: no plot: {problem}", style="yellow")
+            err.print(catalog.text("coach.bench.no_plot", lang, why=problem), style="yellow")
         else:
-            console().print(f"wrote {plot_path}")
+            console().print(catalog.text("coach.bench.wrote", lang, path=plot_path))
     return 0
 
 
 def print_tables(result: dict, drill: str, lang: str) -> None:
     """The sweep as two tables that fit 80 columns when piped (numbers are never cut), then what the columns mean."""
     out = console()
-    out.print(f"{drill} on {result.get('device_name', 'GPU')}", style="bold", markup=False, highlight=False)
+    out.print(catalog.text("coach.bench.title", lang, drill=drill, device=result.get('device_name', 'GPU')),
+              style="bold", markup=False, highlight=False)
     for size, errors in ((r.get("label") or f"{r['n']:,}", r.get("errors") or {}) for r in result["rows"]):
         for name, message in errors.items():  # a reference that could not run there (out of memory, a compile)
-            out.print(f"  {name} at {size}: {message}", style="yellow", markup=False, highlight=False)
+            out.print(catalog.text("coach.bench.reference_failed", lang, name=name, size=size, message=message),
+                      style="yellow", markup=False, highlight=False)
     for caption, head, rows in bench.tables(result):
         table = Table(title=caption, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
         for h in head:
@@ -102,14 +104,11 @@ def print_tables(result: dict, drill: str, lang: str) -> None:
             table.add_row(*r)
         out.print(table)
     if any(r.get("wrong") for r in result["rows"]):
-        out.print(pick({"en": "✗ = your output differed from the float64 reference at that size",
-                        "zh": "✗ = 该尺寸下你的输出与 float64 参考结果不一致"}, lang), style="red")
+        out.print(catalog.text("coach.bench.legend_wrong", lang), style="red")
     if any(r.get("wrong", 0) is None for r in result["rows"]):
-        out.print(pick({"en": "? = not checked at that size: the float64 reference did not fit in GPU memory",
-                        "zh": "? = 该尺寸未检查：float64 参考结果放不进显存"}, lang), style="yellow")
+        out.print(catalog.text("coach.bench.legend_unchecked", lang), style="yellow")
     if result.get("dynamic_compiles_at"):
         at = ", ".join(f"{n:,}" for n in result["dynamic_compiles_at"])
-        out.print(pick({"en": f"compile† compiled at n = {at}", "zh": f"compile† 在 n = {at} 时编译"}, lang),
-                  style="dim", markup=False, highlight=False)
+        out.print(catalog.text("coach.bench.compiled_at", lang, at=at), style="dim", markup=False, highlight=False)
     for line in bench.legend(result, lang):
         out.print(line, style="dim", markup=False, highlight=False)

@@ -12,6 +12,8 @@ import sys
 
 import click
 
+from grader.core import catalog
+
 EXIT_FAIL, EXIT_USAGE = 1, 2
 
 
@@ -60,8 +62,6 @@ class DrillError(click.ClickException):
         click.echo(text if text.startswith("drill") else prefix + text, err=True)
 
 
-USAGE_HINT = {"en": "{message} (`{command} --help` shows the options)",
-              "zh": "{message}（`{command} --help` 列出所有选项）"}
 CLICK_WORDS = {"No such option": "没有这个选项", "Missing argument": "缺少参数", "Missing option": "缺少选项",
                "Invalid value for": "取值无效：", "No such command": "没有这个命令", "Got unexpected extra argument":
                "多余的参数", "Did you mean": "你是不是想输入"}
@@ -83,14 +83,13 @@ def usage_error(e: click.exceptions.UsageError, args: list | None = None) -> Dri
     zh = message
     for en_words, zh_words in CLICK_WORDS.items():
         zh = zh.replace(en_words, zh_words)
-    return DrillError({"en": USAGE_HINT["en"].format(message=message, command=command),
-                       "zh": USAGE_HINT["zh"].format(message=zh, command=command)}, code=e.exit_code, lang=lang,
-                      as_json=as_json)
+    return DrillError({"en": catalog.text("usage.click_hint", "en", message=message, command=command),
+                       "zh": catalog.text("usage.click_hint", "zh", message=zh, command=command)}, code=e.exit_code,
+                      lang=lang, as_json=as_json)
 
 
 def show_os_error(e: OSError) -> DrillError:
     where = f" {e.filename}" if getattr(e, "filename", None) else ""
-    return DrillError({"en": f"cannot use{where}: {e.strerror or e}",
-                       "zh": f"无法使用{where}：{e.strerror or e}"}, code=EXIT_USAGE)
+    return DrillError(catalog.both("usage.cannot_use_bare", where=where, why=e.strerror or e), code=EXIT_USAGE)
 
 

@@ -6,13 +6,9 @@ import difflib
 
 import drills
 from coach.errors import DrillError
+from grader.core import catalog
 
-T = {
-    "unknown": {"en": "unknown drill {name!r}{close} (`drill list` shows the drills)",
-                "zh": "没有叫 {name!r} 的练习{close}（`drill list` 会列出所有练习）"},
-    "close": {"en": " — did you mean {names}?", "zh": "——你是不是想输入 {names}？"},
-    "or": {"en": " or ", "zh": " 或 "},
-}
+T = catalog.section("coach.names")  # texts.yaml
 
 
 def normalise(name: str) -> str:

@@ -4,25 +4,27 @@ the first drill on it not yet passed."""
 from __future__ import annotations
 
 import drills
+from grader.core import catalog
 
-# (drill, where it comes from). Every drill appears once; test_path checks that against the specs.
+# (drill, where it comes from: a key of texts.yaml's coach.path). Every drill appears once; test_path checks that
+# against the specs.
 PATH = [
-    ("offsets", {"en": "practice 3 (04b)", "zh": "练习 3（04b）"}),
-    ("mask", {"en": "practice 3 (04b)", "zh": "练习 3（04b）"}),
-    ("grid", {"en": "practice 3 (04b)", "zh": "练习 3（04b）"}),
-    ("vector-add", {"en": "practice 3 (04b)", "zh": "练习 3（04b）"}),
-    ("fuse", {"en": "practice 3 (04c)", "zh": "练习 3（04c）"}),
-    ("gelu", {"en": "practice 3 (§2.9)", "zh": "练习 3（§2.9）"}),
-    ("transpose", {"en": "Inductor: 2-D indexing", "zh": "Inductor：二维索引"}),
-    ("row-sum", {"en": "Inductor: reductions", "zh": "Inductor：归约"}),
-    ("softmax", {"en": "Inductor: reductions", "zh": "Inductor：归约"}),
-    ("rmsnorm", {"en": "Inductor: reductions", "zh": "Inductor：归约"}),
-    ("persistent", {"en": "Inductor: grid limits", "zh": "Inductor：grid 限制"}),
-    ("autotune", {"en": "Inductor: autotune", "zh": "Inductor：autotune"}),
-    ("heuristics", {"en": "custom device (GXU)", "zh": "自定义设备（GXU）"}),
-    ("matmul", {"en": "interview: tensor cores", "zh": "面试：tensor core"}),
-    ("matmul-epilogue", {"en": "interview: tensor cores", "zh": "面试：tensor core"}),
-    ("attention", {"en": "interview: tensor cores", "zh": "面试：tensor core"}),
+    ("offsets", "practice3_04b"),
+    ("mask", "practice3_04b"),
+    ("grid", "practice3_04b"),
+    ("vector-add", "practice3_04b"),
+    ("fuse", "practice3_04c"),
+    ("gelu", "practice3_2_9"),
+    ("transpose", "inductor_2d"),
+    ("row-sum", "inductor_reductions"),
+    ("softmax", "inductor_reductions"),
+    ("rmsnorm", "inductor_reductions"),
+    ("persistent", "inductor_grid_limits"),
+    ("autotune", "inductor_autotune"),
+    ("heuristics", "custom_device"),
+    ("matmul", "tensor_cores"),
+    ("matmul-epilogue", "tensor_cores"),
+    ("attention", "tensor_cores"),
 ]
 
 
@@ -33,7 +35,9 @@ def order() -> list[str]:
 
 
 def stage(name: str) -> dict:
-    return dict(PATH).get(name, {"en": "", "zh": ""})
+    """Where drill `name` comes from, {"en": ..., "zh": ...}; empty for a drill the path does not list yet."""
+    where = dict(PATH).get(name)
+    return catalog.both(f"coach.path.{where}") if where else {"en": "", "zh": ""}
 
 
 def next_drill(state: dict) -> str | None:

@@ -13,21 +13,16 @@ from typing import Callable
 
 from coach.mock.interview import EOF, file_stamp
 from coach.ui import console
+from grader.core import catalog
 
 POLL_S = 0.05
 SETTLE_S = 0.02
 
-T = {
-    "watching": {"en": "watching {file}: save it to re-grade, Enter to re-run, Ctrl-C to stop "
-                       "(polls the file's modification time)",
-                 "zh": "正在监视 {file}：保存即重新评测，回车手动重跑，Ctrl-C 退出（轮询文件修改时间）"},
-    "missing": {"en": "waiting for {file} to exist …", "zh": "等待 {file} 出现 …"},
-    "stopped": {"en": "stopped watching (last grade: exit code {code})", "zh": "已停止监视（最后一次评测退出码 {code}）"},
-}
+T = catalog.section("coach.watch")  # texts.yaml
 
 
 def tr(key, lang, **kw):
-    return T[key].get(lang, T[key]["en"]).format(**kw)
+    return T[key][lang].format(**kw)
 
 
 def watch(path: Path, run_once: Callable[[], int], source, lang: str = "en",

@@ -42,6 +42,9 @@ def with_toy(monkeypatch, seen):
     monkeypatch.setattr(registry, "families", lambda: (*known, ("toy", toy_family(seen))))
     spec = dataclasses.replace(get_spec("vector-add"), rules={"toy": {"limit": 3}})
     monkeypatch.setattr(report, "get_spec", lambda name: spec)
+    # a family's check names live in texts.yaml's `checks` (the recipe's step 7): the toy's, for this test only
+    from grader.reporting import i18n
+    monkeypatch.setitem(i18n.CHECKS, "within the toy rule", {"en": "within the toy rule", "zh": "符合玩具规则"})
     return spec
 
 

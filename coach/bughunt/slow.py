@@ -25,24 +25,10 @@ from coach.store import Store
 from coach.ui import console
 from grader.core.spec import ROOT
 from grader.reporting.i18n import pick
+from grader.core import catalog as texts
 
 # The causes a learner picks from, in this order (a, b, c, ...).
-CAUSES = {
-    "two-kernels": {"en": "two kernels where one would do: an intermediate goes to memory and back",
-                    "zh": "本可一个 kernel 却用了两个：中间结果写回内存再读回"},
-    "no-tensor-cores": {"en": "no tensor cores: the products run on the FMA units",
-                        "zh": "没用 tensor core：乘加跑在 FMA 单元上"},
-    "materialised": {"en": "a materialised intermediate (a scores matrix, a partial result) stored and read back",
-                     "zh": "物化了中间结果（分数矩阵、部分结果），写出去再读回来"},
-    "tiny-tile": {"en": "a tiny tile: many programs, each doing too little work",
-                  "zh": "tile 太小：program 很多，每个干的活太少"},
-    "uncoalesced": {"en": "an uncoalesced access: neighbouring lanes read far-apart addresses",
-                    "zh": "访存不合并：相邻 lane 读相距很远的地址"},
-    "wasted-programs": {"en": "a grid that wastes programs: many launched programs have nothing to do",
-                        "zh": "grid 浪费 program：很多启动的 program 无事可做"},
-    "few-programs": {"en": "too few programs to fill the GPU: each walks a long loop alone (no split)",
-                     "zh": "program 太少，填不满 GPU：每个 program 独自走一个很长的循环（没有切分）"},
-}
+CAUSES = texts.section("coach.slow_causes")  # texts.yaml
 MEASURES = ("launches", "programs", "bytes", "stored", None)
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -194,7 +180,7 @@ def run(name: str, answer: str | None, device: str, lang: str, seed: int | None 
         err.print(f"drill: {e.args[0]}")
         return EXIT_USAGE
     if not slow_for(name):
-        err.print(f"drill: no slow version of {name}; drills with one: {', '.join(drills_with_slow())}")
+        err.print(texts.text("coach.common.no_slow", lang, drill=name, have=", ".join(drills_with_slow())))
         return EXIT_USAGE
     store = Store()
     with store.update() as state:
@@ -211,7 +197,7 @@ def run(name: str, answer: str | None, device: str, lang: str, seed: int | None 
         try:
             answer = input("> ")
         except EOFError:
-            err.print("drill: no answer (pass --answer \"b 2\", or type it)")
+            err.print(texts.text("coach.common.no_answer", lang))
             return EXIT_USAGE
     cause, number = parse(answer)
     out.print(tr("slow_measuring", lang), style="dim")
@@ -223,7 +209,7 @@ def run(name: str, answer: str | None, device: str, lang: str, seed: int | None 
             ref_job = pool.submit(_grade, spec.solution_path.read_text(encoding="utf-8"), name, device)
             slow_v, ref_v = slow_job.result(), ref_job.result()
     except DeviceUnavailable as e:
-        err.print(f"drill: {e.args[0]}")
+        err.print(f"drill: {e.texts[lang]}")
         return EXIT_USAGE
     return report(s, cause, number, slow_v, ref_v, lang, out, store)
 

@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader.core import catalog
+
 from grader.core.data import numel_of
 from grader.run.proc import bytecode_env, child_env, kill_group, reaped, scratch_dir, spawn
 from grader.core.spec import ROOT
@@ -387,15 +389,7 @@ def wrapper_launch_lines(code: str, kernel_names: list[str]) -> list[str]:
 
 # ---------------------------------------------------------------- kernel names
 
-CATEGORIES = {
-    "poi": ("pointwise", "逐元素（pointwise）"),
-    "red": ("reduction (loops over the reduced axis in RBLOCK chunks)", "归约（reduction，按 R0_BLOCK 分块循环）"),
-    "per": ("persistent reduction (one program holds a whole row)", "持久归约（一个 program 装下整行）"),
-    "tem": ("template (e.g. a matmul template)", "模板（如 matmul 模板）"),
-    "for": ("foreach (many tensors in one launch)", "foreach（一次 launch 处理多个张量）"),
-    "spl": ("split scan", "分段扫描（split scan）"),
-    "unk": ("unknown category", "未知类别"),
-}
+CATEGORIES = catalog.section("coach.inductor_categories")  # texts.yaml
 
 
 def decode_kernel_name(name: str, aten_ops: list[str] | None = None) -> dict:
@@ -412,7 +406,7 @@ def decode_kernel_name(name: str, aten_ops: list[str] | None = None) -> dict:
         cat = rest.split("_", 1)[0]
         if cat in CATEGORIES:
             out["category"] = cat
-            out["category_en"], out["category_zh"] = CATEGORIES[cat]
+            out["category_en"], out["category_zh"] = CATEGORIES[cat]["en"], CATEGORIES[cat]["zh"]
             rest = rest[len(cat) + 1:]
     elif rest.startswith("cpp_"):
         out["backend"], rest = "cpp", rest[len("cpp_"):]
@@ -495,37 +489,28 @@ class Question:
     accepted: list        # line numbers that count as right
 
 
-MATMUL_QUESTIONS = (
-    ("k-loop", "Which line starts the K loop?", "哪一行开始 K 循环？"),
-    ("dot", "Which line multiplies the tiles (tl.dot)?", "哪一行做 tile 乘法（tl.dot）？"),
-    ("k-mask", "Which line masks the K tail?", "哪一行给 K 尾部加 mask？"),
-    ("epilogue-load", "Which line loads the bias, in the epilogue?", "哪一行在 epilogue 里 load bias？"),
-    ("epilogue-add", "Which line adds the bias to the accumulator?", "哪一行把 bias 加到累加器上？"),
-    ("relu", "Which line applies the relu?", "哪一行做 relu？"),
-    ("store", "Which line stores the result?", "哪一行 store 结果？"),
-)
+MATMUL_QUESTIONS = ("k-loop", "dot", "k-mask", "epilogue-load", "epilogue-add", "relu", "store")  # texts.yaml
 
 
 def quiz_questions(kernel: Kernel) -> list[Question]:
     """Which line computes the mask, which loads each input pointer, which stores; for a matmul, where the K loop,
     tl.dot, the K-tail mask, the epilogue's bias load, add and relu, and the store are."""
     if kernel.lines_of("dot"):
-        return [Question(kind, {"en": en, "zh": zh}, sorted(set(kernel.lines_of(kind))))
-                for kind, en, zh in MATMUL_QUESTIONS if kernel.lines_of(kind)]
+        return [Question(kind, catalog.both(f"coach.inductor_quiz.{kind}"), sorted(set(kernel.lines_of(kind))))
+                for kind in MATMUL_QUESTIONS if kernel.lines_of(kind)]
     qs = []
     if kernel.lines_of("mask"):
-        qs.append(Question("mask", {"en": "Which line computes the mask?", "zh": "哪一行计算 mask？"},
-                           sorted(set(kernel.lines_of("mask")))))
+        qs.append(Question("mask", catalog.both("coach.inductor_quiz.mask"), sorted(set(kernel.lines_of("mask")))))
     seen = []
     for p in kernel.pieces:
         if p.kind == "load" and p.pointer and p.pointer not in seen:
             seen.append(p.pointer)
     for ptr in seen:
         lines = sorted({p.line for p in kernel.pieces if p.kind == "load" and p.pointer == ptr})
-        qs.append(Question(f"load:{ptr}", {"en": f"Which line loads `{ptr}`?", "zh": f"哪一行 load `{ptr}`？"}, lines))
+        qs.append(Question(f"load:{ptr}", catalog.both("coach.inductor_quiz.load", ptr=ptr), lines))
     stores = sorted(set(kernel.lines_of("store")))
     if stores:
-        qs.append(Question("store", {"en": "Which line stores the result?", "zh": "哪一行 store 结果？"}, stores))
+        qs.append(Question("store", catalog.both("coach.inductor_quiz.store"), stores))
     return qs
 
 

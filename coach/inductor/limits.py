@@ -11,7 +11,7 @@ import ast
 import re
 from pathlib import Path
 
-from grader.reporting.i18n import pick
+from grader.core import catalog
 
 # (file under torch/_inductor, top-level function, class.method or module name, regex of the line, what it decides)
 WHERE = (
@@ -125,53 +125,11 @@ def _launch_of(config: dict) -> dict:
 
 # ---------------------------------------------------------------- view
 
-T = {
-    "title": {"en": "Against the {device} (at most {max_programs} programs, {max_warps} warps, XBLOCK a power of two "
-                    "in [{min_block}, {max_block}])",
-              "zh": "放到 {device} 上（最多 {max_programs} 个 program、{max_warps} 个 warp，XBLOCK 是 [{min_block}, "
-                    "{max_block}] 内 2 的幂）"},
-    "launch": {"en": "Inductor's launch at n = {n}: {programs} programs x XBLOCK {block}, {warps} warps ({how}).",
-               "zh": "n = {n} 时 Inductor 的启动：{programs} 个 program × XBLOCK {block}，{warps} 个 warp（{how}）。"},
-    "how_launch": {"en": "recorded", "zh": "实际记录"}, "how_config": {"en": "the autotuner's config", "zh": "autotuner 的配置"},
-    "refused": {"en": "The {device} would refuse it: {what}.", "zh": "{device} 会拒绝这次启动：{what}。"},
-    "accepted": {"en": "Within the {device}'s limits at this size.", "zh": "在这个尺寸上没有超出 {device} 的限制。"},
-    "programs": {"en": "{programs} programs > {max_programs}", "zh": "{programs} 个 program > {max_programs}"},
-    "num_warps": {"en": "{warps} warps > {max_warps}", "zh": "{warps} 个 warp > {max_warps}"},
-    "block": {"en": "XBLOCK {block} outside [{min_block}, {max_block}]", "zh": "XBLOCK {block} 不在 [{min_block}, {max_block}] 内"},
-    "configs": {"en": "Candidate configs: {configs} — XBLOCK and num_warps within the limits: {within} of {total}.",
-                "zh": "候选配置：{configs}——XBLOCK 和 num_warps 在限制内的：{within}/{total} 个。"},
-    "where_title": {"en": "Where the installed Inductor decides them (torch {torch}; lines read from its source now):",
-                    "zh": "已安装的 Inductor 在哪里决定它们（torch {torch}；行号是现在从源码里读出的）："},
-    "missing": {"en": "not found in this torch", "zh": "这个版本的 torch 里没有找到"},
-    "paragraph": {
-        "en": "No honest patch point for the grid: the installed Inductor has no setting that caps it. A pointwise "
-              "kernel launches cdiv(xnumel, XBLOCK) programs (Grid1D.generate), each handling one tile, and its code "
-              "has no loop over tiles. The only max-grid logic (maxGridSize in triton_config, _check_max_grid_x) "
-              "answers a grid that is too big by growing XBLOCK, which cannot keep {max_programs} programs past "
-              "{max_programs} x TRITON_MAX_BLOCK['X'] elements. So the limit has to go into a backend of its own: "
-              "register_backend_for_device('{device_lower}', a TritonScheduling subclass whose kernel_type is a "
-              "TritonKernel subclass that wraps the body in a loop over tiles, a wrapper codegen), a GridExpr "
-              "subclass computing min(cdiv(xnumel, XBLOCK), {max_programs}) named by inductor_meta['grid_type'] "
-              "(GridExpr.from_meta looks it up among triton_heuristics' globals), and configs within {max_warps} "
-              "warps. num_warps already stays within 8 for pointwise kernels (_num_warps), but a reduction over "
-              "more than 8192 elements may get 32 warps (triton_config_reduction): that is where a {max_warps}-warp "
-              "cap would go. Nothing is patched here, so no 'with the limit' kernel is shown.",
-        "zh": "网格没有可以如实修改的补丁点：已安装的 Inductor 没有任何限制 grid 的配置。逐点 kernel 启动 "
-              "cdiv(xnumel, XBLOCK) 个 program（Grid1D.generate），每个只处理一个 tile，代码里也没有对 tile 的循环。"
-              "唯一与最大 grid 有关的逻辑（triton_config 里的 maxGridSize、_check_max_grid_x）在 grid 太大时只会把 "
-              "XBLOCK 调大，元素超过 {max_programs} × TRITON_MAX_BLOCK['X'] 后就无法保持 {max_programs} 个 program。所以"
-              "这个限制必须放进自己的后端：register_backend_for_device('{device_lower}', 一个 TritonScheduling 子类——"
-              "它的 kernel_type 是把函数体包进 tile 循环的 TritonKernel 子类，再加一个 wrapper codegen），一个计算 "
-              "min(cdiv(xnumel, XBLOCK), {max_programs}) 的 GridExpr 子类，由 inductor_meta['grid_type'] 指名"
-              "（GridExpr.from_meta 在 triton_heuristics 的全局变量里按名字查找），以及 num_warps 不超过 {max_warps} "
-              "的配置。逐点 kernel 的 num_warps 本来就不超过 8（_num_warps），但归约长度超过 8192 时可能得到 32 个 warp"
-              "（triton_config_reduction）：{max_warps} 个 warp 的上限应该加在那里。这里没有打任何补丁，所以不展示"
-              "“加了限制”的 kernel。"},
-}
+T = catalog.section("coach.inductor_limits")  # texts.yaml
 
 
 def _t(key: str, lang: str, **kw) -> str:
-    return pick(T[key], lang).format(**kw)
+    return T[key][lang].format(**kw)
 
 
 def render(capture: dict, lang: str, out) -> None:

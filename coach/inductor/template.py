@@ -11,128 +11,18 @@ import re
 
 from grader.reporting.i18n import pick
 from coach.inductor import capture as ind
+from grader.core import catalog
 
-NOTES = {
-    "program": {"en": "program id: one program per output tile", "zh": "program id：每个 program 负责一个输出 tile"},
-    "config": {"en": "a config the autotuner chose, baked in as a constexpr",
-               "zh": "autotuner 选中的配置，作为 constexpr 写死"},
-    "baked": {"en": "shape / stride baked in as a constant (static shape: another shape compiles again)",
-              "zh": "形状 / stride 作为常量写死（静态形状：换形状会重新编译）"},
-    "group": {"en": "grouped ordering: GROUP_M tile rows swept together, for L2 reuse",
-              "zh": "分组顺序：GROUP_M 行 tile 一起推进，复用 L2"},
-    "tile": {"en": "which output tile (row, column) this program computes", "zh": "本 program 计算哪个输出 tile（行、列）"},
-    "wrap": {"en": "rows/columns past the edge wrap round (% M, % N) instead of a load mask: always in bounds, "
-                   "the extra results are dropped by the store's mask",
-             "zh": "越界的行/列用 % M、% N 折回，而不是给 load 加 mask：地址总在范围内，多算的结果由 store 的 mask 丢掉"},
-    "acc": {"en": "float32 accumulator tile, in registers", "zh": "float32 累加 tile，放在寄存器里"},
-    "k-loop": {"en": "the K loop: one BLOCK_K slice of A and of B per step", "zh": "K 循环：每步取 A 和 B 的一个 BLOCK_K 切片"},
-    "k-mask": {"en": "K-tail mask: lanes past K read 0 (other=0.0 adds nothing to the dot)",
-               "zh": "K 尾部 mask：超出 K 的 lane 读 0（other=0.0 对点积没有贡献）"},
-    "dot": {"en": "tl.dot into the float32 accumulator (tensor cores on a GPU)",
-            "zh": "tl.dot 累加到 float32 累加器（GPU 上走 tensor core）"},
-    "edge-mask": {"en": "M/N edge mask: only elements inside the (M, N) output are written",
-                  "zh": "M/N 边界 mask：只写 (M, N) 输出范围内的元素"},
-    "epilogue-load": {"en": "epilogue: load {ptr}, another input of the fused ops, after the K loop (for a @ b + bias: "
-                            "the bias, one value per output column)",
-                      "zh": "epilogue：在 K 循环之后 load {ptr}，被融合算子的另一个输入（对 a @ b + bias 来说就是 bias，"
-                            "每个输出列一个值）"},
-    "epilogue-add": {"en": "epilogue: + bias on the accumulator, still in registers",
-                     "zh": "epilogue：在寄存器里的累加器上 + bias"},
-    "cast": {"en": "cast: rounded to float16 and back, the value eager's addmm would have stored",
-             "zh": "类型转换：舍入到 float16 再转回，正是 eager 的 addmm 会存下的值"},
-    "relu": {"en": "epilogue: relu, fused: the (M, N) product never goes to memory before it",
-             "zh": "epilogue：relu，已融合：(M, N) 乘积在此之前从不写回显存"},
-    "epilogue-op": {"en": "epilogue: computed from the accumulator", "zh": "epilogue：由累加器计算"},
-}
+NOTES = catalog.section("coach.inductor_template_notes")  # texts.yaml
 # Side by side, in the order a matmul is read.
 ROWS = ("program", "tile", "group", "offsets", "wrap", "acc", "k-loop", "load", "k-mask", "dot", "edge-mask", "epilogue-load",
         "epilogue-add", "relu", "store")
 
-T = {
-    "settings": {"en": "torch.compile(options=...) from mode={mode!r} and the drill's settings: {options}",
-                 "zh": "torch.compile(options=...)，来自 mode={mode!r} 和这个 drill 的设置：{options}"},
-    "options_failed": {"en": "With the drill's settings {options} this backend failed: {type}: {message}",
-                       "zh": "用这个 drill 的设置 {options}，这个后端编译失败：{type}: {message}"},
-    "options_retry": {"en": "so it was compiled again with {options}: the kernels above come from that compile",
-                      "zh": "因此改用 {options} 重新编译：上面的 kernel 来自这次编译"},
-    "ignored": {"en": "not in this torch, left out: {keys}", "zh": "这个版本的 torch 没有，已略去：{keys}"},
-    "override": {"en": "under the interpreter also {setting}={value}: {why}", "zh": "解释器下另设 {setting}={value}：{why}"},
-    "why_benchmark_epilogue_fusion": {
-        "en": "the module Inductor writes to time a fused epilogue against an unfused one, for a CPU device, fails to "
-              "import in torch 2.13 (IndentationError), so the epilogue is fused without that benchmark",
-        "zh": "Inductor 为 CPU 设备生成的、用来比较融合与不融合 epilogue 的计时模块在 torch 2.13 中无法导入"
-              "（IndentationError），所以不做这次计时直接融合"},
-    "why_test_configs.max_mm_configs": {
-        "en": "each mm config costs seconds per call under the interpreter; two candidates instead of ~20",
-        "zh": "解释器下每个 mm 配置每次调用要几秒；只试两个候选，而不是约 20 个"},
-    "template_launch": {
-        "en": "grid ({programs},) fixed when the code was written (FixedGrid): cdiv({m}, {bm}) x cdiv({n}, {bn}) = "
-              "{gm} x {gn} tiles of {bm} x {bn}, one program each; K = {k} in steps of BLOCK_K = {bk}",
-        "zh": "grid ({programs},) 在生成代码时就已确定（FixedGrid）：cdiv({m}, {bm}) × cdiv({n}, {bn}) = {gm} × {gn} "
-              "个 {bm} × {bn} 的 tile，每个 program 一个；K = {k}，每步 BLOCK_K = {bk}"},
-    "externs": {"en": "library calls in the wrapper (not generated code):", "zh": "wrapper 里的库调用（不是生成的代码）："},
-    "extern_addmm": {"en": "bias + a @ b in one ATen call (cuBLAS on a GPU): Inductor rewrote a @ b + bias as addmm",
-                     "zh": "一次 ATen 调用算 bias + a @ b（GPU 上是 cuBLAS）：Inductor 把 a @ b + bias 改写成了 addmm"},
-    "extern_mm": {"en": "a @ b in one ATen call (cuBLAS on a GPU)", "zh": "一次 ATen 调用算 a @ b（GPU 上是 cuBLAS）"},
-    "autotune_title": {"en": "What the autotuner measured for {op}({inputs}): {n} choices{more}",
-                       "zh": "autotuner 对 {op}({inputs}) 的测量：{n} 个候选{more}"},
-    "autotune_interp": {"en": " — Triton interpreter times on this CPU, nothing like a GPU's",
-                        "zh": "——本机 CPU 上 Triton 解释器的时间，和 GPU 完全不同"},
-    "autotune_none": {"en": "No autotuning was recorded in this run{why}.", "zh": "这次运行没有记录到自动调优{why}。"},
-    "autotune_none_cache": {"en": " (the FX graph cache supplied the compiled graph: --cold to autotune afresh)",
-                            "zh": "（编译好的图来自 FX 图缓存：加 --cold 重新调优）"},
-    "autotune_none_single": {"en": " (Inductor times candidates only when there are two or more)",
-                             "zh": "（Inductor 只有在候选不少于两个时才计时）"},
-    "picked": {"en": "picked", "zh": "选中"},
-    "extern_kind": {"en": "ATen (cuBLAS on a GPU)", "zh": "ATen（GPU 上是 cuBLAS）"},
-    "template_kind": {"en": "Triton template", "zh": "Triton 模板"},
-    "compare_title": {"en": "Unrestricted: the same mode with {options}", "zh": "不加限制：同一 mode，设置为 {options}"},
-    "compare_defaults": {"en": "Inductor's default GEMM backends", "zh": "Inductor 默认的 GEMM 后端"},
-    "compare_template": {"en": "Inductor kept the Triton template: {kernels} (epilogue fused into it).",
-                         "zh": "Inductor 选了 Triton 模板：{kernels}（epilogue 融合在里面）。"},
-    "compare_extern": {"en": "Inductor picked the library GEMM: extern_kernels.{externs}, then {kernels} for the rest "
-                             "of the epilogue (the (M, N) result goes to memory and is read back).",
-                       "zh": "Inductor 选了库里的 GEMM：extern_kernels.{externs}，epilogue 剩下的部分由 {kernels} 完成"
-                             "（(M, N) 结果写回显存再读回）。"},
-    "compare_nothing": {"en": "no generated kernel", "zh": "没有生成的 kernel"},
-    "compare_error": {"en": "The second compile failed: {type}: {message}", "zh": "第二次编译失败：{type}: {message}"},
-    "fusion_bench": {"en": "Inductor's epilogue benchmark (template + epilogue vs best choice + separate kernel):",
-                     "zh": "Inductor 的 epilogue 计时（模板 + epilogue 对比最佳候选 + 单独 kernel）："},
-    "compare_timing": {"en": "first call {first} (compile + autotune), second call {second}",
-                       "zh": "第一次调用 {first}（编译 + 调优），第二次调用 {second}"},
-    "cpu_title": {"en": "What this CPU can and cannot show", "zh": "这台 CPU 能展示什么、不能展示什么"},
-    "cpu_triton": {
-        "en": "Shown for real: the Triton mm template Inductor writes under max-autotune, with the bias and the relu "
-              "fused into its epilogue (Inductor rewrote a @ b + bias as addmm, whose bias is loaded after the K loop), "
-              "generated for CPU tensors through the private switch, run by Triton's interpreter and checked against "
-              "eager. Not shown: what a GPU would pick. The autotuner's times are interpreter times over two "
-              "candidates, so its pick says nothing about a GPU; the benchmark of a fused against an unfused "
-              "epilogue is off; and the second compile, where cuBLAS (extern_kernels.addmm plus a separate relu "
-              "kernel) competes with the template, is not run, because a native CPU GEMM against interpreted Triton "
-              "would decide it, which says nothing about a GPU. `drill inductor {drill} --device cuda` on a GPU "
-              "shows those.",
-        "zh": "真实展示的：max-autotune 下 Inductor 生成的 Triton mm 模板，bias 和 relu 融合在它的 epilogue 里（Inductor "
-              "把 a @ b + bias 改写成 addmm，bias 在 K 循环之后 load），通过私有开关为 CPU 张量生成，由 Triton 解释器运行，"
-              "并与 eager 对比过。没有展示的：GPU 会选什么。autotuner 的时间是解释器在两个候选上的时间，它的选择与 GPU 无关；"
-              "融合与不融合 epilogue 的计时被关掉了；让 cuBLAS（extern_kernels.addmm 加一个单独的 relu kernel）和模板"
-              "竞争的第二次编译也没有运行，因为那会由本机 CPU 的 GEMM 对比解释执行的 Triton 来决定，对 GPU 毫无意义。"
-              "在有 GPU 的机器上运行 `drill inductor {drill} --device cuda` 可以看到这些。"},
-    "cpu_cpp": {
-        "en": "Inductor's C++ backend has no Triton templates: the matmul stays a library call "
-              "(extern_kernels.addmm, ATen's CPU GEMM with the bias as addmm's input) and only the relu is generated "
-              "(cpp_fused_...). Inductor's own C++ GEMM template (backend CPP) needs b to be a constant of the graph "
-              "(a module's weight, with freezing), which a plain input is not. So no epilogue is fused into a matmul "
-              "here; the Triton template and its epilogue appear with the Triton path (the default on this machine "
-              "when the private switch works) or on a GPU (`--device cuda`).",
-        "zh": "Inductor 的 C++ 后端没有 Triton 模板：matmul 仍是库调用（extern_kernels.addmm，ATen 的 CPU GEMM，bias 作为 "
-              "addmm 的 input），只有 relu 是生成的代码（cpp_fused_...）。Inductor 自己的 C++ GEMM 模板（CPP 后端）要求 b "
-              "是图里的常量（模块的权重，并开启 freezing），普通输入不满足。所以这里没有任何 epilogue 融合进 matmul；"
-              "Triton 模板和它的 epilogue 要走 Triton 路径（私有开关可用时本机默认如此）或在 GPU 上（`--device cuda`）看。"},
-}
+T = catalog.section("coach.inductor_template")  # texts.yaml
 
 
 def _t(key: str, lang: str, **kw) -> str:
-    return pick(T[key], lang).format(**kw)
+    return T[key][lang].format(**kw)
 
 
 def is_matmul(kernel: ind.Kernel) -> bool:

@@ -19,120 +19,19 @@ from coach.errors import DrillError
 from coach.status import working
 from coach.store import Store
 from coach.ui import console
+from grader.core import catalog
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
-T = {
-    "title": {"en": "torch.compile({fn}) of drill {drill} at size {size}",
-              "zh": "对 drill {drill} 的 {fn} 做 torch.compile，尺寸 {size}"},
-    "path_cuda": {"en": "Triton kernel generated and run on {name}.", "zh": "在 {name} 上生成并运行的 Triton kernel。"},
-    "path_interp": {
-        "en": "No GPU here: through a private torch switch (torch.utils._triton.triton_backend answering with a CUDA "
-              "target, config.cpu_backend='triton') Inductor wrote Triton for CPU tensors, and Triton's interpreter "
-              "ran it. The source is the GPU-style kernel; the block sizes a GPU picks by autotuning can differ.",
-        "zh": "本机没有 GPU：通过 torch 的私有开关（让 torch.utils._triton.triton_backend 返回 CUDA 目标，并设 "
-              "config.cpu_backend='triton'），Inductor 为 CPU 张量生成了 Triton 源码，由 Triton 解释器运行。源码就是 GPU "
-              "风格的 kernel；GPU 上自动调优选出的块大小可能不同。"},
-    "path_source_only": {
-        "en": "No GPU here: Inductor generated this Triton source for CPU tensors (private torch switch), but "
-              "Triton's interpreter could not run it ({why}). The timings and the check against eager below come "
-              "from Inductor's C++ kernel for the same function.",
-        "zh": "本机没有 GPU：Inductor 通过 torch 的私有开关为 CPU 张量生成了这段 Triton 源码，但 Triton 解释器无法运行它"
-              "（{why}）。下面的计时和与 eager 的对比来自同一函数的 Inductor C++ kernel。"},
-    "why_cpp": {
-        "en": "Why no Triton here: Inductor picks a code generator per device. For CPU tensors its default is C++ "
-              "(cpp_fused_..., vectorised with at::vec, split across cores with OpenMP) built by your C++ compiler; "
-              "Triton kernels are generated for GPUs. Setting config.cpu_backend='triton' needs a Triton GPU driver, "
-              "which this machine lacks, and the private workaround did not work here ({why}). The roles are the "
-              "same: the loop over x0 splits the work (your pid and offsets), the bound check does the mask's job, "
-              "loadu/store are tl.load/tl.store. On a GPU this command shows triton_poi_fused_... instead.",
-        "zh": "为什么这里没有 Triton：Inductor 按设备选择代码生成器。CPU 张量默认生成 C++（cpp_fused_...，用 at::vec "
-              "向量化、OpenMP 多核并行），由本机 C++ 编译器编译；Triton kernel 只为 GPU 生成。config.cpu_backend='triton' "
-              "需要 Triton 的 GPU 驱动，本机没有，私有的变通办法在这里也没成功（{why}）。各部分的角色相同：对 x0 的循环负责"
-              "分工（相当于你的 pid 和 offsets），边界判断承担 mask 的作用，loadu/store 就是 tl.load/tl.store。在 GPU 上"
-              "这个命令会显示 triton_poi_fused_...。"},
-    "decoded": {"en": "name: {backend} · {category} · {fused} · kernel #{index}",
-                "zh": "名字：{backend} · {category} · {fused} · 第 {index} 个 kernel"},
-    "fused_ops": {"en": "fused ops: {ops}", "zh": "融合的算子：{ops}"},
-    "one_op": {"en": "one op: {ops}", "zh": "单个算子：{ops}"},
-    "launch": {"en": "launch (wrapper `call()`)", "zh": "启动（wrapper 的 `call()`）"},
-    "launch_seen": {"en": "grid {grid} = {programs} programs, XBLOCK={block}, xnumel={n}: launched {count}× "
-                          "(once per call)",
-                    "zh": "grid {grid} = {programs} 个 program，XBLOCK={block}，xnumel={n}：启动 {count} 次（每次调用一次）"},
-    "launch_chosen": {"en": "config picked: {cfg}; grid = cdiv({n}, {block}) = {programs}",
-                      "zh": "选中的配置：{cfg}；grid = cdiv({n}, {block}) = {programs}"},
-    "grid_note": {
-        "en": "The wrapper passes only the sizes (`.run(..., xnumel)`): the kernel's heuristics pick XBLOCK from "
-              "its configs ({configs}) and compute grid = cdiv(xnumel, XBLOCK) at launch — the job of your "
-              "`grid = lambda meta: (triton.cdiv(n, meta['BLOCK_SIZE']),)`.",
-        "zh": "wrapper 只传尺寸（`.run(..., xnumel)`）：kernel 的 heuristics 从候选配置（{configs}）中选 XBLOCK，"
-              "启动时计算 grid = cdiv(xnumel, XBLOCK)——这就是你的 `grid = lambda meta: (triton.cdiv(n, "
-              "meta['BLOCK_SIZE']),)` 做的事。"},
-    "side_by_side": {"en": "piece by piece: Inductor vs {who}", "zh": "逐个对照：Inductor 与{who}"},
-    "yours": {"en": "your kernel ({file})", "zh": "你的 kernel（{file}）"},
-    "reference": {"en": "the reference solution ({file})", "zh": "参考答案（{file}）"},
-    "no_learner_kernel": {"en": "no @triton.jit function found in {file}", "zh": "{file} 里没有找到 @triton.jit 函数"},
-    "timings": {"en": "first call vs second call", "zh": "第一次调用与第二次调用"},
-    "first": {"en": "first call   {s}  compile: Dynamo traces, Inductor lowers and writes code (FX graph cache: {fx}), "
-                    "the kernel is compiled/loaded, then it runs",
-              "zh": "第一次调用 {s}  编译：Dynamo 追踪、Inductor 降级并生成代码（FX 图缓存：{fx}），编译/加载 kernel，再运行"},
-    "second": {"en": "second call  {s}  cached: the compiled graph is reused in this process (guard check + run){extra}",
-               "zh": "第二次调用 {s}  命中缓存：本进程内复用已编译的图（检查 guard + 运行）{extra}"},
-    "eager": {"en": "eager call   {s}  the same function without torch.compile", "zh": "eager 调用 {s}  不编译的同一函数"},
-    "interp_extra": {"en": "; here the run is Triton's interpreter, so it says nothing about GPU speed",
-                     "zh": "；这里的运行是 Triton 解释器，与 GPU 速度无关"},
-    "cold_note": {"en": "(fresh cache folder: a cold compile)", "zh": "（全新缓存目录：冷编译）"},
-    "mismatch": {"en": "the compiled output differs from eager (max |diff| {d})", "zh": "编译结果与 eager 不一致（最大差 {d}）"},
-    "failed": {"en": "torch.compile of drill {drill} failed: {type}: {message}",
-               "zh": "drill {drill} 的 torch.compile 失败：{type}: {message}"},
-    "saved": {"en": "saved {path}", "zh": "已保存 {path}"},
-    "quiz_intro": {"en": "Quiz: {name}. Answer with a line number.", "zh": "小测：{name}。用行号回答。"},
-    "quiz_result": {"en": "score {score}/{total}", "zh": "得分 {score}/{total}"},
-    "not_a_line": {"en": "{answer!r} is not a line number: type the number at the left of the line "
-                         "(Enter alone skips)",
-                   "zh": "{answer!r} 不是行号：请输入该行左边的数字（直接回车跳过）"},
-    "right": {"en": "right", "zh": "对"},
-    "wrong": {"en": "wrong: line {lines}", "zh": "错：应为第 {lines} 行"},
-    "no_quiz": {"en": "no kernel with a mask, load or store to ask about", "zh": "没有含 mask/load/store 的 kernel 可以出题"},
-    "no_answer": {"en": "(no answer)", "zh": "（未作答）"},
-    "input_ended": {"en": "input ended after {k} of {n} answers: the rest count as unanswered",
-                    "zh": "输入在第 {k}/{n} 个答案后结束：其余的算未作答"},
-    "too_few": {"en": "--answers gave {k} of {n} answers: the rest count as unanswered",
-                "zh": "--answers 只给了 {k}/{n} 个答案：其余的算未作答"},
-    "bad_answers": {"en": "--answers {answers!r}: give line numbers separated by commas, e.g. --answers 6,8,9 ({bad!r} "
-                          "is not a line number)",
-                    "zh": "--answers {answers!r}：请给出用逗号分隔的行号，例如 --answers 6,8,9（{bad!r} 不是行号）"},
-    "too_many": {"en": "--answers gave {k} answers, but the quiz has {n} questions", "zh": "--answers 给了 {k} 个答案，但测验只有 {n} 题"},
-    "compiling": {"en": "torch.compile of {drill}'s eager reference", "zh": "torch.compile 编译 {drill} 的 eager 参考"},
-    "compile_stage": {"en": "Inductor is compiling (a cold cache takes 10-20 s on a CPU)",
-                      "zh": "Inductor 正在编译（冷缓存在 CPU 上需要 10-20 秒）"},
-}
+T = catalog.section("coach.inductor_view")  # texts.yaml
 
-NOTES = {
-    "numel": {"en": "n baked in as a constant (static shape)", "zh": "n 作为常量写死（静态形状）"},
-    "pid": {"en": "program id × block: the tile's first element (your pid * BLOCK_SIZE)",
-            "zh": "program id × 块大小：本 tile 的第一个元素（你的 pid * BLOCK_SIZE）"},
-    "offsets": {"en": "the tile's element indices (your offsets)", "zh": "本 tile 的元素下标（你的 offsets）"},
-    "mask": {"en": "lanes inside the tensor (your mask)", "zh": "落在张量范围内的 lane（你的 mask）"},
-    "load": {"en": "load {ptr}{m}", "zh": "load {ptr}{m}"},
-    "store": {"en": "store {ptr}{m}", "zh": "store {ptr}{m}"},
-    "bound": {"en": "bound check: only indices inside the tensor (the mask's job)",
-              "zh": "边界判断：只处理张量范围内的下标（mask 的作用）"},
-    "loop": {"en": "loop over x0 in vector-width steps; OpenMP splits it across cores (pid + offsets)",
-             "zh": "按向量宽度步进遍历 x0；OpenMP 把循环分给各核（相当于 pid + offsets）"},
-}
-FX = {
-    "hit": {"en": "hit — the compiled graph came from the on-disk cache of an earlier run; --cold for a full compile",
-            "zh": "命中——编译好的图来自之前运行留下的磁盘缓存；加 --cold 看完整编译"},
-    "miss": {"en": "miss — compiled from scratch", "zh": "未命中——从头编译"},
-    "bypass": {"en": "bypassed", "zh": "跳过"},
-    "unknown": {"en": "not reported by this torch", "zh": "此版本 torch 未报告"},
-}
-MASKED = {True: {"en": " (masked)", "zh": "（带 mask）"}, False: {"en": " (NO mask)", "zh": "（没有 mask）"}}
+NOTES = catalog.section("coach.inductor_view_notes")  # texts.yaml
+FX = catalog.section("coach.inductor_view_fx")  # texts.yaml
+MASKED = {True: catalog.entry("coach.inductor_masked.masked"), False: catalog.entry("coach.inductor_masked.unmasked")}
 
 
 def _t(key: str, lang: str, **kw) -> str:
-    return pick(T[key], lang).format(**kw)
+    return T[key][lang].format(**kw)
 
 
 def _fmt_s(s) -> str:
@@ -230,7 +129,8 @@ def side_by_side(kernel: ind.Kernel, other_text: str, who: str, lang: str, first
 def render(capture: dict, kernels: list, lang: str, out: Console, compare: tuple | None) -> None:
     size = capture.get("size")
     out.print(f"[bold]{_t('title', lang, fn=capture.get('function_name'), drill=capture.get('drill'), size=size)}"
-              f"[/bold]  (torch {capture.get('torch')}, triton {capture.get('triton')})")
+              "[/bold]" + catalog.text("coach.inductor_masked.versions", lang, torch=capture.get('torch'),
+                                       triton=capture.get('triton')))
     path = capture.get("path")
     if path == "cuda":
         out.print(_t("path_cuda", lang, name=capture.get("device_name", "GPU")))
@@ -334,7 +234,7 @@ def run_quiz(capture: dict, kernels: list, lang: str, out: Console, answers: lis
     try:
         ind.record_quiz(store, capture.get("drill"), kernel.name, result)
     except Exception as e:  # noqa: BLE001 - the score was shown; a state of another shape must not hide it
-        console(stderr=True).print(f"drill: could not save progress ({e})", style="yellow")
+        console(stderr=True).print(catalog.text("coach.common.save_failed", lang, why=e), style="yellow")
     for w in store.warnings:
         console(stderr=True).print(w, style="yellow")
     return EXIT_OK if result["score"] == result["total"] else EXIT_FAIL
@@ -362,7 +262,7 @@ def command(name: str, file: Path | None, raw: bool, save: Path | None, quiz: bo
         try:
             source = Path(file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
-            err.print(f"drill: cannot read {file}: {e}")
+            err.print(catalog.text("coach.inductor_masked.cannot_read", lang, file=file, why=e))
             return EXIT_USAGE
         text, _, first = ind.learner_kernel_source(source)
         if not text:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 import drills
+from grader.core import catalog
 from grader.reporting.texts import checkpoints, checkpoints_for
 from coach.mock import own_kernel
 from coach.progress import schedule
@@ -30,8 +31,8 @@ CODE, ASK, RATE, DONE = "code", "ask", "rate", "done"
 EOF = object()  # what an input source returns when its input is closed
 
 
-class MockError(Exception):
-    """A usage problem (folder not empty, no drills): the CLI prints it and exits 2."""
+class MockError(catalog.TextError):
+    """A usage problem (folder not empty, no drills): the CLI prints it, in the learner's language, and exits 2."""
 
 
 # ---------------------------------------------------------------- choosing what to ask
@@ -401,9 +402,9 @@ def prepare(folder: Path, drill_names: list[str], question_ids: list[str]) -> tu
 
     folder = Path(folder)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise MockError(f"{folder} exists and is not an empty folder; pick another --dir")
+        raise MockError("coach.common.mock_folder_taken", folder=folder)
     if not drill_names:
-        raise MockError("no drills to practise")
+        raise MockError("coach.common.mock_no_drills")
     folder.mkdir(parents=True, exist_ok=True)
     tasks = []
     for name in drill_names:

@@ -20,81 +20,13 @@ from grader.reporting.texts import drill_texts
 from coach.mock import interview as M
 from coach.store import Store, record_grade
 from coach.ui import console, say
+from grader.core import catalog
 
-T = {
-    "header": {"en": "Mock interview: {n} drill(s), {minutes} of coding, then {q} question(s), {oral} each "
-                     "(and first, if your code passes, questions about your own kernel).",
-               "zh": "模拟面试：{n} 道编程题，限时 {minutes}；之后 {q} 道口述题，每题 {oral}（代码通过的话，先问关于你自己 kernel 的问题）。"},
-    "folder": {"en": "Your files are in {dir}. Edit them in your editor: every save is graded here.",
-               "zh": "你的文件在 {dir}。用编辑器修改：每次保存都会在这里自动评测。"},
-    "enter_submit": {"en": "Press Enter to submit your code.", "zh": "按回车提交代码。"},
-    "status": {"en": "{left} left | {files} | Enter = submit", "zh": "剩余 {left} | {files} | 回车 = 提交"},
-    "not_graded": {"en": "not graded", "zh": "未评测"},
-    "grading": {"en": "grading {file} …", "zh": "正在评测 {file} …"},
-    "grading_short": {"en": "grading …", "zh": "评测中 …"},
-    "graded_pass": {"en": "[{at}] {file}: PASS (attempt {n}, graded in {s:.1f} s)",
-                    "zh": "[{at}] {file}：通过（第 {n} 次，评测 {s:.1f} 秒）"},
-    "graded_fail": {"en": "[{at}] {file}: FAIL ({diag}, attempt {n}) {what}",
-                    "zh": "[{at}] {file}：未通过（{diag}，第 {n} 次）{what}"},
-    "all_pass": {"en": "Everything passes. Press Enter to submit (or keep polishing).",
-                 "zh": "全部通过。按回车提交（或者继续打磨）。"},
-    "grade_error": {"en": "[{at}] {file}: could not grade ({error})", "zh": "[{at}] {file}：无法评测（{error}）"},
-    "submitted_enter": {"en": "Code submitted after {used}.", "zh": "代码已提交，用时 {used}。"},
-    "submitted_time": {"en": "Time is up: code submitted.", "zh": "时间到：代码已自动提交。"},
-    "submitted_eof": {"en": "Input closed: code submitted.", "zh": "输入已关闭：代码已提交。"},
-    "oral": {"en": "Oral round. Say it as you would to an interviewer.",
-             "zh": "口述环节。像对面试官那样讲出来。"},
-    "question": {"en": "Question {i}/{n} ({oral}): {text}", "zh": "第 {i}/{n} 题（{oral}）：{text}"},
-    "own_kernel": {"en": "About your own kernel ({drill}): type the numbers; the tool checks them against your grade.",
-                   "zh": "关于你自己的 kernel（{drill}）：输入数字，工具会用你的评测结果核对。"},
-    "part_ok": {"en": "  ✓ {point}: {expected}", "zh": "  ✓ {point}：{expected}"},
-    "part_bad": {"en": "  ✗ {point}: {expected}", "zh": "  ✗ {point}：应为 {expected}"},
-    "unexplained": {"en": "  You also said {numbers}: give one figure per part.",
-                    "zh": "  你还说了 {numbers}：每一问只给一个数。"},
-    "kernel_pass": {"en": "Right: the numbers match your kernel.", "zh": "正确：数字和你的 kernel 一致。"},
-    "kernel_fail": {"en": "Not quite: the worked answer below shows the arithmetic.",
-                    "zh": "不完全对：下面的参考答案给出了计算过程。"},
-    "working": {"en": "Working:", "zh": "计算过程："},
-    "wrong_claim": {"en": "Wrong: {claim}", "zh": "错误：{claim}"},
-    "why": {"en": "  why: {why}", "zh": "  原因：{why}"},
-    "how_answer": {"en": "Type your answer and press Enter — or say it aloud, then just press Enter.",
-                   "zh": "输入你的回答后按回车；也可以先大声说出来，然后直接按回车。"},
-    "warning_code": {"en": "{left} s of coding left.", "zh": "编程时间还剩 {left} 秒。"},
-    "warning_q": {"en": "{left} s left for this question.", "zh": "本题还剩 {left} 秒。"},
-    "timed_out": {"en": "Time is up for this question.", "zh": "本题时间到。"},
-    "model": {"en": "Model answer:", "zh": "参考答案："},
-    "rubric": {"en": "Key points ({c}/{n} found in your typed answer):", "zh": "要点（你输入的回答覆盖了 {c}/{n}）："},
-    "rubric_aloud": {"en": "Key points (check them against what you said):", "zh": "要点（对照你说的内容自查）："},
-    "rate": {"en": "Rate yourself 1-5 and press Enter:", "zh": "给自己打分 1-5，然后按回车："},
-    "rate_invalid": {"en": "Type a number from 1 to 5.", "zh": "请输入 1 到 5 之间的数字。"},
-    "scorecard": {"en": "Scorecard", "zh": "成绩单"},
-    "saved": {"en": "Saved to your history: `drill progress` shows it.", "zh": "已存入历史记录：`drill progress` 可以查看。"},
-    "abandoned": {"en": "Mock interview abandoned; nothing saved.", "zh": "模拟面试已中止；没有保存。"},
-    "empty": {"en": "Nothing was graded, answered or rated: not saved as an interview (your history and reviews are "
-                    "unchanged).",
-              "zh": "没有评测、回答或自评任何内容：不作为一次面试保存（历史记录和复习计划不变）。"},
-    "keep_typing": {"en": "(keep typing: what you typed so far is kept)", "zh": "（继续输入：已输入的内容会保留）"},
-    "warming": {"en": "grader warming up (importing torch and Triton once)", "zh": "评测进程预热中（只导入一次 torch 和 Triton）"},
-    "clock_default": {"en": "The coding clock is {minutes}: {drill} is a longer drill (a tensor-core kernel), so it "
-                            "gets its own default ({default} min; --minutes sets another).",
-                      "zh": "编程限时 {minutes}：{drill} 是较长的题（tensor core kernel），有自己的默认时长（{default} 分钟；"
-                            "--minutes 可另设）。"},
-    "clock_short": {"en": "Note: {drill} usually takes {default} min in an interview; your clock is {minutes} "
-                          "(--minutes). Drop --minutes for its default.",
-                    "zh": "注意：{drill} 在面试中通常要 {default} 分钟；你的限时是 {minutes}（--minutes）。去掉 --minutes "
-                          "即用它的默认时长。"},
-    "code_cols": {"en": ("drill", "result", "time used", "attempts", "diagnosis", "grade s"),
-                  "zh": ("题目", "结果", "用时", "尝试次数", "诊断", "评测秒数")},
-    "oral_cols": {"en": ("question", "points covered", "answer time", "self-rating", "result"),
-                  "zh": ("问题", "覆盖要点", "回答用时", "自评", "结果")},
-    "pass": {"en": "PASS", "zh": "通过"},
-    "fail": {"en": "FAIL", "zh": "未通过"},
-    "aloud": {"en": "(aloud)", "zh": "（口述）"},
-}
+T = catalog.section("coach.mock")  # texts.yaml
 
 
 def tr(key: str, lang: str, **kw):
-    v = pick(T[key], lang) if not isinstance(T[key].get(lang), tuple) else T[key][lang]
+    v = T[key][lang]
     return v.format(**kw) if kw else v
 
 
@@ -106,8 +38,8 @@ def mmss(seconds: float) -> str:
 def human(seconds: float, lang: str) -> str:
     s = int(round(seconds))
     if s % 60 == 0 and s >= 60:
-        return f"{s // 60} 分钟" if lang == "zh" else f"{s // 60} min"
-    return f"{s} 秒" if lang == "zh" else f"{s} s"
+        return catalog.text("coach.time.minutes", lang, n=s // 60)
+    return catalog.text("coach.time.seconds", lang, n=s)
 
 
 class StdinInput:
@@ -372,7 +304,7 @@ def interview(minutes: float, n_drills: int, n_questions: int, seed: int | None,
     try:
         tasks, questions = M.prepare(folder, names, qids)
     except M.MockError as e:
-        err.print(f"drill: {e}")
+        err.print(f"drill: {e.texts[lang]}")
         return 2
     # the code-review round (coach/bughunt/review.py): before the checkpoint questions
     questions[:0] = M.review_questions(state, reviews, names, random.Random(seed), review_seconds)

@@ -12,33 +12,11 @@ from grader.reporting.i18n import pick
 from grader.reporting.texts import checkpoints, checkpoints_for, load
 from coach.oral import scoring
 from coach.ui import console
+from grader.core import catalog
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
-LABELS = {
-    "question": {"en": "Question", "zh": "问题"},
-    "answer": {"en": "Model answer", "zh": "参考答案"},
-    "rubric": {"en": "Key points", "zh": "要点"},
-    "traps": {"en": "Claims that fail this question", "zh": "答了就不通过的说法"},
-    "source": {"en": "from", "zh": "出处"},
-    "none": {"en": "drill {name} has no checkpoints", "zh": "练习 {name} 没有检查点"},
-    "unknown": {"en": "drill: no drill or checkpoint called {name!r}; drills: {known}; `drill checkpoints` lists the "
-                      "checkpoint ids",
-                "zh": "drill：没有叫 {name!r} 的练习或检查点；练习：{known}；`drill checkpoints` 会列出所有检查点 id"},
-    "need_id": {"en": "drill: --answer scores one checkpoint: give its id, e.g. `drill checkpoints why-mask --answer "
-                      "\"...\"` ({name!r} is not a checkpoint id)",
-                "zh": "drill：--answer 给单个检查点打分：请给出检查点 id，例如 `drill checkpoints why-mask --answer "
-                      "\"...\"`（{name!r} 不是检查点 id）"},
-    "heading": {"en": "{n} checkpoints", "zh": "共 {n} 个检查点"},
-    "passed": {"en": "PASS: {c}/{n} key points, no wrong claim", "zh": "通过：覆盖 {c}/{n} 个要点，没有错误说法"},
-    "failed_points": {"en": "FAIL: {c}/{n} key points (needs {need})", "zh": "未通过：覆盖 {c}/{n} 个要点（需要 {need} 个）"},
-    "failed_wrong": {"en": "FAIL: a claim an interviewer would catch", "zh": "未通过：有面试官会抓住的错误说法"},
-    "wrong": {"en": "Wrong: {claim}", "zh": "错误：{claim}"},
-    "you_said": {"en": "  you said: “{quote}”", "zh": "  你说的是：“{quote}”"},
-    "rule": {"en": "Rule: {rule}", "zh": "规则：{rule}"},
-    "denied": {"en": "(denied)", "zh": "（被否定）"},
-    "why": {"en": "  why: {why}", "zh": "  原因：{why}"},
-}
+LABELS = catalog.section("coach.checkpoints_labels")  # texts.yaml
 
 
 def known_drills() -> list[str]:

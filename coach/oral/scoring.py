@@ -44,6 +44,7 @@ from coach.oral import text as T
 from coach.oral.text import normalise, sentences
 from grader.reporting.i18n import pick
 from grader.reporting.texts import checkpoints, load
+from grader.core import catalog
 
 NEGATION = re.compile(
     r"\b(?:not|no|neither|nor|never|nothing|none|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|won't|can't|cannot|"
@@ -467,9 +468,7 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
                  empty=empty)
 
 
-DENIAL = {"claim": {"en": "denies a key point: {point}", "zh": "否认了一个要点：{point}"},
-          "why": {"en": "The point is true ({point}); the model answer explains it.",
-                  "zh": "这个要点是对的（{point}）；参考答案里有解释。"}}
+DENIAL = catalog.section("coach.oral_denial")  # texts.yaml
 
 
 def score(cid: str, answer: str, lang: str = "en") -> Score:
@@ -479,19 +478,7 @@ def score(cid: str, answer: str, lang: str = "en") -> Score:
 
 # ---------------------------------------------------------------------------------------------------------- the rule
 
-RULE = {
-    "need": {"en": "needs {need} of {n} key points ({how}){req} and no wrong claim",
-             "zh": "需要 {n} 个要点中的 {need} 个（{how}）{req}，且没有错误说法"},
-    "half": {"en": "half, rounded up", "zh": "一半，向上取整"},
-    "set": {"en": "set for this question", "zh": "本题设定"},
-    "req": {"en": ", including {which}", "zh": "，其中必须包括{which}"},
-    "passed": {"en": "passed: {c} of {n} found, no wrong claim", "zh": "通过：找到 {c}/{n} 个要点，没有错误说法"},
-    "wrong": {"en": "failed: it makes {k} wrong claim(s), which fails the answer whatever else it covers",
-              "zh": "未通过：有 {k} 个错误说法，不管覆盖了多少要点都不通过"},
-    "few": {"en": "failed: {c} of {n} found, {need} needed", "zh": "未通过：只找到 {c}/{n} 个要点，需要 {need} 个"},
-    "missing": {"en": "failed: the required point “{which}” is missing", "zh": "未通过：缺少必须的要点“{which}”"},
-    "empty": {"en": "failed: nothing was typed", "zh": "未通过：没有输入内容"},
-}
+RULE = catalog.section("coach.oral_rule")  # texts.yaml
 
 
 def rule(s: Score, lang: str = "en", default_need: bool | None = None) -> str:

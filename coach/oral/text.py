@@ -15,6 +15,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from grader.core import catalog
+
 _REPLACE = {"×": "x", "−": "-", "–": "-", "≥": ">=", "≤": "<=", "’": "'", "‘": "'", "“": '"', "”": '"', "·": "*",
             "∞": "inf"}
 # m旧 / m_新 / l旧: the Chinese subscripts engineers type, as the ASCII ones (m_old, m_new) the matchers know
@@ -61,9 +63,8 @@ def _jieba():
     try:
         import jieba
     except ImportError as e:
-        raise SegmenterMissing(
-            "drill: scoring an answer with Chinese needs the jieba package (pip install jieba; pyproject.toml lists it) "
-            "/ drill：给含中文的回答打分需要 jieba 包（pip install jieba；pyproject.toml 里已列出）") from e
+        said = catalog.both("coach.oral_text.no_jieba")  # both languages: raised before the learner's is known
+        raise SegmenterMissing(f"{said['en']} / {said['zh']}") from e
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
     for w in _user_words:

@@ -9,6 +9,8 @@ Pure functions: `now` is always passed in, so tests need no clock.
 """
 from __future__ import annotations
 
+from grader.core import catalog
+
 DAY = 86400.0
 # Box k -> seconds until the next review after a pass that lands in box k.
 INTERVALS = (0.0, 1 * DAY, 3 * DAY, 7 * DAY, 16 * DAY, 35 * DAY)
@@ -57,11 +59,11 @@ def describe_due(item: dict | None, now: float, lang: str = "en") -> str:
     """'now', 'in 3 d', 'in 5 h' — for the progress table."""
     s = due_in(item, now)
     if s <= 0:
-        return "现在" if lang == "zh" else "now"
+        return catalog.text("coach.time.now", lang)
     if s >= DAY - 3600:
-        n, unit = round(s / DAY), ("天" if lang == "zh" else "d")
+        n, unit = round(s / DAY), "day"
     elif s >= 3600:
-        n, unit = round(s / 3600), ("小时" if lang == "zh" else "h")
+        n, unit = round(s / 3600), "hour"
     else:
-        n, unit = max(1, round(s / 60)), ("分钟" if lang == "zh" else "min")
-    return f"{n} {unit}后" if lang == "zh" else f"in {n} {unit}"
+        n, unit = max(1, round(s / 60)), "minute"
+    return catalog.text("coach.time.due_in", lang, n=n, unit=catalog.text(f"coach.time.{unit}", lang))

@@ -12,27 +12,13 @@ from grader.reporting.texts import checkpoints
 from coach.progress import schedule
 from coach.store import Store
 from coach.ui import console
+from grader.core import catalog
 
-T = {
-    "drills": {"en": "drills", "zh": "编程题"},
-    "drill_cols": {"en": ("drill", "tries", "passes", "grade s", "mock best", "last", "box", "review"),
-                   "zh": ("题目", "尝试", "通过", "评测秒", "模拟最快", "上次", "盒", "复习")},
-    "cps": {"en": "checkpoints (oral)", "zh": "口述检查点"},
-    "cp_cols": {"en": ("checkpoint", "asked", "passes", "points", "rating", "box", "review"),
-                "zh": ("检查点", "被问", "通过", "要点", "自评", "盒", "复习")},
-    "new": {"en": "new", "zh": "新"},
-    "pass": {"en": "pass", "zh": "通过"},
-    "due_now": {"en": "Due for review now: {items}", "zh": "现在该复习：{items}"},
-    "nothing_due": {"en": "Nothing is due for review now.", "zh": "现在没有需要复习的内容。"},
-    "mocks": {"en": "{n} mock interview(s); the last one ({when}):", "zh": "共 {n} 次模拟面试；最近一次（{when}）："},
-    "no_mocks": {"en": "No mock interview yet: `drill mock`.", "zh": "还没有模拟面试：`drill mock`。"},
-    "hint": {"en": "Next: `drill mock` picks what is due first.", "zh": "下一步：`drill mock` 会优先挑该复习的内容。"},
-    "next": {"en": "Next new drill: `drill next`.", "zh": "下一个新练习：`drill next`。"},
-}
+T = catalog.section("coach.progress")  # texts.yaml
 
 
 def tr(key, lang, **kw):
-    v = T[key][lang] if lang in T[key] else T[key]["en"]
+    v = T[key][lang]
     return v.format(**kw) if kw else v
 
 

@@ -68,11 +68,11 @@ def report_module(name: str):
 
 def for_spec(spec) -> list[tuple]:
     """The rule modules this spec turns on, in order. A name in `spec.rules` that no module answers to is a bug in
-    the spec (KeyError with the known names)."""
+    the spec, drill's own (AssertionError with the known names), never the learner's."""
     known = dict(families())
     for name in getattr(spec, "rules", None) or {}:
         if name not in known:
-            raise KeyError(f"spec {spec.name!r} asks for rules {name!r}; families: {', '.join(known)}")
+            raise AssertionError(f"spec {spec.name!r} asks for rules {name!r}; families: {', '.join(known)}")
     asked = getattr(spec, "rules", None) or {}
     return [(name, m) for name, m in families() if name in asked or m.applies(spec)]
 

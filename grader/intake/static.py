@@ -6,10 +6,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.core import catalog
+
 DRILL_HEADER = re.compile(r"^#\s*drill:\s*([A-Za-z0-9_-]+)\s*$", re.MULTILINE)
 
 
-class UnreadableFile(Exception):
+class UnreadableFile(catalog.TextError):
     """The file cannot be graded at all (missing, a directory, not text): a usage error, exit code 2."""
 
 
@@ -23,15 +25,15 @@ class StaticResult:
 
 def read_source(path: Path) -> str:
     if not path.exists():
-        raise UnreadableFile(f"no such file: {path}")
+        raise UnreadableFile("usage.no_such_file", path=path)
     if not path.is_file():
-        raise UnreadableFile(f"not a file: {path}")
+        raise UnreadableFile("usage.not_a_file", path=path)
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise UnreadableFile(f"not a UTF-8 text file: {path}") from None
+        raise UnreadableFile("usage.not_utf8", path=path) from None
     except OSError as e:
-        raise UnreadableFile(f"cannot read {path}: {e.strerror}") from None
+        raise UnreadableFile("usage.cannot_read", path=path, why=e.strerror) from None
 
 
 def drill_of(source: str) -> str | None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from grader.reporting.i18n import pick, t
+from grader.core import catalog
+from grader.reporting.i18n import t
 from grader.speed.timing import format_pct
-from grader.reporting.fusion_texts import M
 
 
 def _formula(nbytes: int, n: int) -> str:
@@ -15,39 +15,38 @@ def _formula(nbytes: int, n: int) -> str:
     return f"{nbytes:,} B"
 
 
+def words(key: str, lang: str, **kw) -> str:
+    """The byte evidence in words (texts.yaml `fusion_words`)."""
+    return catalog.text(f"fusion_words.{key}", lang, **kw)
+
+
 def _tensor(r: dict, lang: str = "en") -> str:
-    shape = "x".join(str(n) for n in r.get("shape") or []) or "scalar"
+    shape = "x".join(str(n) for n in r.get("shape") or []) or words("scalar", lang)
     times = ""
     if r.get("distinct") and r.get("elsize") and r["bytes"] > r["distinct"] * r["elsize"]:
         k = r["bytes"] / (r["distinct"] * r["elsize"])
-        times = f"，每个元素平均写了 {k:.3g} 次" if lang == "zh" else f", each element stored {k:.3g} times"
-    return f"`{r['tensor']}` ({shape} {r.get('dtype')}, {r['bytes']:,} B{times})"
+        times = words("stored_times", lang, k=f"{k:.3g}")
+    return words("tensor", lang, tensor=r['tensor'], shape=shape, dtype=r.get('dtype'), nbytes=f"{r['bytes']:,}",
+                 times=times)
 
 
 def where_extra(d: dict, lang: str) -> str:
     """What the extra bytes of a call were, from its stores by tensor: each figure is what was stored, and where."""
-    zh = lang == "zh"
     parts = []
     if d.get("into"):
-        names = ", ".join(_tensor(r, lang) for r in d["into"])
-        parts.append(f"store 到了 {names}" if zh else f"stored into {names}")
+        parts.append(words("stored_into", lang, names=", ".join(_tensor(r, lang) for r in d["into"])))
     if d.get("restored"):
-        parts.append(f"同一个 program 把输出里自己的元素又 store 了一遍，共 {d['restored']:,} B（store、读回、再 store）" if zh
-                     else f"{d['restored']:,} B stored again over output elements the same program had already "
-                          f"stored (stored, loaded back, stored again)")
+        parts.append(words("restored", lang, nbytes=f"{d['restored']:,}"))
     if d.get("reloaded"):
-        parts.append(f"比每个输入各读一次多读了 {d['reloaded']:,} B" if zh
-                     else f"{d['reloaded']:,} B loaded beyond reading each input once")
-    return ("；" if zh else "; ").join(parts)
+        parts.append(words("reloaded", lang, nbytes=f"{d['reloaded']:,}"))
+    return words("joiner", lang).join(parts)
 
 
 def side_outputs(d: dict, lang: str) -> str:
     """The per-row side outputs a call stored (allowed), named, or ""."""
     if not d.get("side"):
         return ""
-    names = ", ".join(_tensor(r, lang) for r in d["side"])
-    return (f"另外还有每行一个值的附带输出 {names}（允许：它比输出小一个数量级）" if lang == "zh"
-            else f" plus the per-row side output {names} (allowed: it is a row's statistic, not the intermediate)")
+    return words("side_outputs", lang, names=", ".join(_tensor(r, lang) for r in d["side"]))
 
 
 def bytes_kw(d: dict, spec, lang: str = "en") -> dict:
@@ -114,7 +113,7 @@ def render_parts(v, spec, lang: str) -> list:
         parts.append(Text(t("speed_title", lang, at=timing.get("at") or f"n={timing['n']:,}", rounds=timing["rounds"]), style="bold"))
         table = Table(box=None, padding=(0, 1))
         compute = bool(timing.get("flops"))  # compute-bound (spec.flops): TFLOPS against the tensor-core peak
-        for i, col in enumerate(pick(M["speed_cols_flops" if compute else "speed_cols"], lang)):
+        for i, col in enumerate(t("speed_cols_flops" if compute else "speed_cols", lang)):
             table.add_column(col, justify="left" if i == 0 else "right")
         cand_ms = rows[0]["ms"]
         for r in rows:
@@ -135,7 +134,7 @@ def render_parts(v, spec, lang: str) -> list:
         else:
             parts.append(Text("  " + t("speed_note", lang, fused=f"{timing['fused_bytes']:,}",
                                        copy=f"{timing['copy_gbps']:.0f}",
-                                       cached=pick({"en": ", cached", "zh": "，已缓存"}, lang) if timing.get("copy_cached") else "",
+                                       cached=words("cached", lang) if timing.get("copy_cached") else "",
                                        peak=f"{timing['peak_gbps']:.0f} GB/s" if timing.get("peak_gbps") else "?"),
                               style="dim"))
     small = timing.get("small")

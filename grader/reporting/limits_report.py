@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from grader.reporting.i18n import pick, t
+from grader.core import catalog
+from grader.reporting.i18n import DIAGNOSES, pick, t
 from grader.families.limits import owns
-from grader.reporting.limits_texts import DIAGNOSES, FIX_BY_CATEGORY
+
+FIX_BY_CATEGORY = catalog.table("limits_fix_by_category")
 
 _RULE_KEY = {"pow2": "contract-pow2", "max": "contract-max", "min": "contract-min", "type": "contract-type",
              "missing": "contract-missing", "returned": "contract-returned", "raised": "contract-raised",

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drills import get_spec
+from grader.core import catalog
 from grader.families import registry
 from grader.reporting import learner_output
 from grader.reporting.i18n import DIAGNOSES, check_detail, check_name, pick, t
@@ -57,7 +58,7 @@ def explain(v, lang: str) -> tuple[str, str]:
     if own:  # an out-of-bounds access to an input the drill has its own words for
         kw.update(kind=f"tl.{viol['kind']}", lanes=viol["lanes"], tensor=viol["tensor"], first=viol["first_elem"],
                   numel=viol["numel"], program=viol["program"],
-                  where={"before": "before the start of", "after": "past the end of"}.get(viol["side"], "outside"))
+                  where=phrase(f"oob_where.{viol['side'] if viol['side'] in ('before', 'after') else 'mixed'}", lang))
         return _fmt(pick(own["what"], lang), **kw), _fmt(pick(own["fix"], lang), **kw)
     if cat in ("internal", "not-checked"):  # no verdict: drill's own failure, or what the interpreter cannot run
         kw.update({k: v for k, v in (d.get("internal") or d).items() if isinstance(v, (str, int, float))})
@@ -66,37 +67,34 @@ def explain(v, lang: str) -> tuple[str, str]:
         first = holes[0] if holes else {"name": v.hole, "line": v.line}
         rest = sorted({f"{h['name']}" for h in holes[1:] if h["name"] != first["name"]})
         more_lines = [str(h["line"]) for h in holes[1:]]
-        zh = lang == "zh"
         kw.update(name=first["name"], line=first["line"],
-                  more=((f"；还有 {', '.join(rest)}" if zh else f"; also {', '.join(rest)}") if rest else "") +
-                       ((f"（另见第 {', '.join(more_lines)} 行）" if zh else
-                         f" (also line{'s' if len(more_lines) > 1 else ''} {', '.join(more_lines)})")
-                        if more_lines else ""))
+                  more=(phrase("hole_also", lang, names=", ".join(rest)) if rest else "") +
+                       (phrase("hole_also_lines" if len(more_lines) > 1 else "hole_also_line", lang,
+                              lines=", ".join(more_lines)) if more_lines else ""))
     elif cat in ("error", "crash") and d.get("exception"):
         e = d["exception"]
-        stage = {"import": "importing the file", "entry": "finding the entry point",
-                 "grade": "the grader itself failed (a bug in drill, not in your file; please report it)"
-                 }.get(d.get("stage"), f"calling `{entry}`")
+        stage = phrase(f"stage_{d['stage']}", lang) if d.get("stage") in ("import", "entry", "grade") else \
+            phrase("stage_call", lang, entry=entry)
         if e.get("type") == "SyntaxError":
-            stage = "syntax"
+            stage = phrase("stage_syntax", lang)
         if e.get("compiler"):
             key = "error-compiler"
             kw["kernel"] = e.get("kernel")
         msg = e.get("message", "")
         if e.get("type") == "MissingEntry":
             found = [f for f in e.get("found") or [] if f != "HOLE"]  # drill's own placeholder, not the learner's
-            msg = f"no function `{entry}`" + (f" (found: {', '.join(found)})" if found else "")
             key = "missing-entry"
             kw["found"] = ", ".join(found) or "none"
         kw.update(stage=stage, type=e.get("type", "?"), message=msg.splitlines()[0] if msg else "",
-                  signal="CUDA illegal memory access" if cat == "crash" else "")
+                  signal=phrase("cuda_illegal_access", lang) if cat == "crash" else "")
         if cat == "crash":
-            kw["signal"] = msg.splitlines()[0] if msg else "CUDA fault"
+            kw["signal"] = msg.splitlines()[0] if msg else phrase("cuda_fault", lang)
     elif cat == "error" and "returned" in d:
-        kw.update(stage=f"calling `{entry}`", type="TypeError",
-                  message=f"returned {d['returned']}, expected a torch.Tensor")
+        kw.update(stage=phrase("stage_call", lang, entry=entry), type="TypeError",
+                  message=phrase("returned_not_tensor", lang, returned=d['returned']))
     elif cat == "crash":
-        kw.update(signal=d.get("signal") or f"exit code {d.get('returncode')}", returncode=d.get("returncode"))
+        kw.update(signal=d.get("signal") or phrase("exit_code", lang, code=d.get('returncode')),
+                  returncode=d.get("returncode"))
         if not d.get("signal"):
             key = "crash-exit"
         elif d.get("device") == "cpu":
@@ -105,9 +103,7 @@ def explain(v, lang: str) -> tuple[str, str]:
         kw.update(seconds=d.get("seconds"), device=d.get("device"))
         if d.get("startup"):  # killed before the learner's code ran: drill's start-up, not their loop
             key = "timeout-startup"
-            kw["stage"] = d["startup"] if lang != "zh" else {"importing torch and Triton": "导入 torch 和 Triton",
-                                                              "importing your file": "导入你的文件"}.get(
-                d["startup"], "启动评测进程")
+            kw["stage"] = startup_stage(d["startup"], lang)
         if d.get("budget"):
             key = "timeout-budget"
             size = d.get("size")
@@ -151,20 +147,20 @@ def explain(v, lang: str) -> tuple[str, str]:
     elif d.get("violation"):  # an out-of-bounds address that is not a tail overrun: index arithmetic
         viol = d["violation"]
         key = "oob-index"
-        where = {"before": "before the start of", "after": "past the end of", "mixed": "outside"}[viol["side"]]
+        where = phrase(f"oob_where.{viol['side']}", lang)
         if viol.get("inside_no_tensor"):
-            where = "outside every tensor (the nearest is"
+            where = phrase("oob_where.no_tensor", lang)
         kw.update(kind=f"tl.{viol['kind']}", lanes=viol["lanes"], tensor=viol["tensor"], first=viol["first_elem"],
                   numel=viol["numel"], program=viol["program"], where=where,
-                  close=")" if viol.get("inside_no_tensor") else "")
+                  close=phrase("oob_close", lang) if viol.get("inside_no_tensor") else "")
     elif cat == "offsets":
         if d.get("guard"):
-            what = f"{d['guard']['before']} elements before the start of `{d['guard']['tensor']}` were overwritten"
+            what = phrase("offsets_guard", lang, before=d['guard']['before'], tensor=d['guard']['tensor'])
         elif d.get("duplicates"):
-            what = f"{d['duplicates']} elements were written by more than one program" + (
-                f", {d['unwritten']} never written" if d.get("unwritten") else "")
+            what = phrase("offsets_duplicates", lang, duplicates=d['duplicates']) + (
+                phrase("offsets_also_unwritten", lang, unwritten=d['unwritten']) if d.get("unwritten") else "")
         else:
-            what = f"{d.get('unwritten')} of {d.get('numel')} elements never written, in most tiles"
+            what = phrase("offsets_unwritten", lang, unwritten=d.get('unwritten'), numel=d.get('numel'))
         kw["what"] = what
     elif cat == "grid":
         kw.update(programs=d.get("programs"), block=d.get("block"), coverage=d.get("coverage"),
@@ -197,7 +193,8 @@ def explain(v, lang: str) -> tuple[str, str]:
             kw["labels"] = "; ".join(d.get("labels") or []) or "-"
     elif cat in ("unwritten", "wrong-values", "strides", "k-loop", "epilogue", "scale", "causal", "rescale"):
         kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"), probe=d.get("probe"),
-                  mistake=(d.get("mistake") or {}).get("name") or "a known mistake", configs=d.get("configs"))
+                  mistake=(d.get("mistake") or {}).get("name") or phrase("a_known_mistake", lang),
+                  configs=d.get("configs"))
         if d.get("tuning"):  # right with each config pinned, wrong once the autotuner's benchmark runs happened
             key = "wrong-values-tuning"
         elif cat == "causal" and d.get("mistake") and not d.get("probe"):  # the plain calls failed, not causal=True
@@ -221,11 +218,22 @@ def explain(v, lang: str) -> tuple[str, str]:
     if d.get("mistake") and "{mistake}" not in pick(what, "en"):  # the category's text does not say what matched
         what = DIAGNOSES["mistake"]["what"]
         kw["mistake"] = d["mistake"].get("name")
-        kw["on"] = f" on the {d['probe']} inputs" if d.get("probe") else ""
-        kw["on_zh"] = f"（{d['probe']} 输入）" if d.get("probe") else ""
     fix = next((own[k] if k in own else DIAGNOSES[k]["fix"] for k in keys
                 if k in own or "fix" in DIAGNOSES.get(k, {})), "")
     return _fmt(pick(what, lang), **kw), _fmt(pick(fix, lang), **kw)
+
+
+def phrase(key: str, lang: str, **kw) -> str:
+    """A phrase the report puts into a diagnosis's fields (texts.yaml `report_words`)."""
+    return catalog.text(f"report_words.{key}", lang, **kw)
+
+
+def startup_stage(stage: str, lang: str) -> str:
+    """What drill was doing when a start-up timeout killed the grade (texts.yaml `startup_stages`)."""
+    table = catalog.table("startup_stages")
+    if stage not in table:
+        raise catalog.CatalogError(f"texts.yaml has no startup stage {stage!r}")
+    return catalog.text(f"startup_stages.{stage}", lang)
 
 
 CLOSE_RATIO = 50  # wrong elements at most this many times the tolerance away: rounding, not a wrong formula
@@ -259,11 +267,10 @@ def axis_words(spec, d: dict, cat: str, lang: str):
     if not spec.dims:
         return None
     viol = d["violation"]
-    zh = lang == "zh"
     role = tensor_role(viol, d.get("out_shape"))
     tensor = f"`{viol['tensor'].removeprefix('input ')}`"
     if role == "out" and not viol["tensor"].startswith("input "):
-        tensor = f"输出（{tensor}）" if zh else f"the output ({tensor})"
+        tensor = phrase("the_output", lang, tensor=tensor)
     base = {"kind": f"tl.{viol['kind']}", "line": viol.get("line") or "?", "tensor": tensor,
             "lanes": viol["lanes"], "program": viol["program"]}
     if cat != "mask":
@@ -278,18 +285,15 @@ def axis_words(spec, d: dict, cat: str, lang: str):
         return None
     name = dim_name(spec, role, row["dim"])
     if viol.get("unmasked"):
-        has = "没有 mask" if zh else "has no mask"
+        has = phrase("mask_none", lang)
     elif row["last"] == row["size"]:
-        has = (f"的 mask 放过了 {name} 方向的下标 {row['size']}（比最后一个多一：缺了 {name} 这一项，或者把 < 写成了 <=）"
-               if zh else f"has a mask, but it lets index {row['size']} of {name} through (one past the last: no term "
-                          f"for {name}, or `<=` where `<` belongs)")
+        has = phrase("mask_one_past", lang, size=row["size"], name=name)
     else:
-        has = f"有 mask，但其中没有约束 {name} 的项" if zh else f"has a mask, but no term of it bounds {name}"
+        has = phrase("mask_no_term", lang, name=name)
     loop = ""
     out_dims = spec.dims.get("out") or ()
     if row["first"] > 0 and name not in out_dims and spec.dims:  # a reduced dim (K): walked by a loop
-        loop = (f" 在沿 {name} 的循环里要和剩下的长度比较：offs < {name} - start（最后一步不满一块）。" if zh else
-                f" In a loop over {name}, compare with what is left: offs < {name} - start (the last step is partial).")
+        loop = phrase("mask_loop", lang, name=name)
     return "mask-axis", {**base, "has": has, "dim": row["dim"], "dimname": name, "size": row["size"],
                          "first": row["first"], "last": row["last"], "loop": loop}
 
@@ -380,7 +384,7 @@ def tile_map(tiles: dict, numel: int, lang: str, title: str | None = None) -> Te
         status = "".join(min(status[i:i + group], key=order.index) for i in range(0, len(status), group))
     out = Text()
     out.append("  " + (title or t("tiles", lang, n=numel, block=tiles["block"], tiles=len(tiles["status"]))) +
-               (f", 1 cell = {group} tiles" if group > 1 else "") + "\n")
+               (phrase("cell_groups", lang, group=group) if group > 1 else "") + "\n")
     for i in range(0, len(status), TILE_ROW):
         out.append(f"  {i * group:>6} ")
         for c in status[i:i + TILE_ROW]:
@@ -437,7 +441,7 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
                        style="bold white on red" if getattr(v, "graded", True) else "bold black on yellow")
         verdict.append(f"  {v.diagnosis}", style="bold red")
         if v.hole and v.diagnosis != "hole":
-            verdict.append(f"  (hole: {v.hole})", style="yellow")
+            verdict.append(phrase("hole_label", lang, hole=v.hole), style="yellow")
         verdict.append(f" — {what}")
         parts.append(verdict)
         mask_line = mask_source_line(v.source_lines, v.line) if v.diagnosis == "mask" else None
@@ -535,7 +539,7 @@ def gcc_lines(v, lang: str) -> list[str]:
         for h in (v.detail or {}).get("holes") or [{"name": v.hole, "line": v.line}]:
             text = v.source_lines[h["line"] - 1] if h.get("line") and h["line"] <= len(v.source_lines) else ""
             c = text.find("HOLE(") + 1 if "HOLE(" in text else col(h.get("line"))
-            out.append(f"{v.file}:{h.get('line') or 1}:{c}: error: hole `{h['name']}` is not filled [hole]")
+            out.append(f"{v.file}:{h.get('line') or 1}:{c}: error: {phrase('gcc_hole', lang, name=h['name'])} [hole]")
         return out
     message = " ".join(what.split())
     lines = [f"{v.file}:{v.line or 1}:{col(v.line)}: error: {message} [{v.diagnosis}]"]

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from grader.core import catalog
 from grader.reporting.i18n import DIAGNOSES as COMMON, pick
-from grader.reporting.training_texts import DIAGNOSES, M
+
+DIAGNOSES = catalog.table("training_diagnoses")
+M = catalog.table("training_messages")
 
 OWN = ("autograd", "variance", "cancellation", "dx", "dwdb", "race", "memory", "grad-scale", "gradient", "ignore-index")
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drills import get_spec
+from grader.core import catalog
 from grader.families import registry
 from grader.run import worker
 from grader.run import proc as procs
@@ -25,7 +26,11 @@ from grader.judge.diagnose import DECISIVE, memory_evidence, overall
 from grader.intake.static import inspect_file, kernel_body_line
 
 
-class DeviceUnavailable(Exception):
+class UnnamedDrill(catalog.TextError, KeyError):
+    """The file has no `# drill: NAME` line and no --drill was given: a usage error (exit code 2)."""
+
+
+class DeviceUnavailable(catalog.TextError):
     """--device cuda on a machine where torch has no CUDA: a usage error (exit code 2)."""
 
 
@@ -245,20 +250,19 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
     static = inspect_file(path)
     name = drill or static.drill
     if name is None:
-        raise KeyError("the file does not name its drill (a line `# drill: NAME`); pass --drill NAME")
+        raise UnnamedDrill("usage.no_drill_line")
     spec = get_spec(name)
     lines = static.source.splitlines()
     auto = device == "auto"
     if auto:
         device = "cuda" if nvidia_driver_present() else "cpu"
     elif device == "cuda" and not nvidia_driver_present():
-        raise DeviceUnavailable("--device cuda, but this machine has no NVIDIA driver; use --device cpu (Triton's "
-                                "interpreter) or auto")
+        raise DeviceUnavailable("usage.no_nvidia_driver")
     v = Verdict(drill=spec.name, file=str(path), device=device, passed=False, diagnosis=None, source_lines=lines)
 
     if static.syntax_error:
         v.diagnosis, v.detail, v.line = "error", {"exception": static.syntax_error}, static.syntax_error["line"]
-        v.checks = [{"name": "file", "passed": False, "detail": f"syntax error at line {v.line}"}]
+        v.checks = [{"name": "file", "passed": False, "detail": catalog.text("check_details.syntax_error", "en", line=v.line)}]
         return _done(v, started)
     if static.holes:
         v.diagnosis, v.line = "hole", static.holes[0]["line"]
@@ -272,7 +276,7 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
     runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s, progress)
     if device == "cuda" and ((runs[0].result or {}).get("fatal") or {}).get("type") == "NoCuda":
         if not auto:
-            raise DeviceUnavailable("--device cuda, but torch here has no CUDA (a CPU build?); use --device cpu")
+            raise DeviceUnavailable("usage.no_cuda_torch")
         v.device, devices = "cpu", ["cpu"]  # a driver, but no CUDA for torch: the interpreter grades alone
         runs = run_children(path, spec.name, devices, seed, timeout or spec.timeout_s, progress)
     v.runs = [{"device": r.device, "returncode": r.returncode, "timed_out": r.timed_out,
@@ -304,7 +308,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
                 v.detail["startup"] = r.stage
             v.line = stuck_line(r.output, v.file)
             v.checks.append({"name": "finishes in time", "passed": False,
-                             "detail": f"killed after {r.elapsed_s:.0f} s on {r.device}"})
+                             "detail": catalog.text("check_details.killed", "en", seconds=f"{r.elapsed_s:.0f}",
+                                                       device=r.device)})
             return
         if r.result is None:
             sig = -r.returncode if r.returncode and r.returncode < 0 else None
@@ -312,7 +317,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
             v.detail = {"signal": signal.Signals(sig).name if sig else None, "returncode": r.returncode,
                         "device": r.device, "output": r.output[-1500:]}
             v.checks.append({"name": "runs without crashing", "passed": False,
-                             "detail": f"the grading process died ({v.detail['signal'] or r.returncode})"})
+                             "detail": catalog.text("check_details.died", "en",
+                                                       signal=v.detail['signal'] or r.returncode)})
             return
         fatal = r.result.get("fatal")
         if fatal and fatal.get("internal"):
@@ -534,7 +540,8 @@ def summarize_checks(calls: list[dict], spec=None) -> list[dict]:
     checks = []
     for name, failed in rows:
         bad = [c for c in calls if failed(c)]
-        detail = f"{len(calls) - len(bad)}/{len(calls)} calls" if not bad else \
-            f"{len(bad)}/{len(calls)} calls failed, first at size {bad[0]['size']} on {bad[0]['device']}"
+        detail = catalog.text("check_details.calls", "en", passed=len(calls) - len(bad), calls=len(calls)) if not bad \
+            else catalog.text("check_details.calls_failed", "en", bad=len(bad), calls=len(calls), size=bad[0]['size'],
+                              device=bad[0]['device'])
         checks.append({"name": name, "passed": not bad, "detail": detail})
     return checks
