@@ -148,6 +148,9 @@ CANDIDATES = {
     "flat krsc 128x128x64 w8 s3": (conv_flat, "krsc", 128, 128, 64, 8, 3, 8),
     "flat krsc 128x256x64 w8 s3": (conv_flat, "krsc", 128, 256, 64, 8, 3, 8),
     "flat rsck 128x256x64 w8 s3 g1": (conv_flat, "rsck", 128, 256, 64, 8, 3, 1),
+    "flat rsck 128x128x128 w8 s3": (conv_flat, "rsck", 128, 128, 128, 8, 3, 8),
+    "flat rsck 256x128x64 w8 s4": (conv_flat, "rsck", 256, 128, 64, 8, 4, 8),
+    "flat rsck 64x256x64 w4 s4": (conv_flat, "rsck", 64, 256, 64, 4, 4, 8),
 }
 
 
