@@ -219,6 +219,29 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
     return ev
 
 
+def store_counts(out, memory: Memory) -> np.ndarray | None:
+    """Interpreter evidence: how many store lanes of this call wrote each element of `out` (logical order, atomics
+    left out); None when `out` is not a buffer the call allocated. Lanes that left `out` are not counted here (they
+    are violations)."""
+    region = memory.region_of(out) if out.numel() else None
+    if region is None or region.kind != "alloc":
+        return None
+    offset = (out.data_ptr() - region.start) // region.elsize
+    logical = LogicalIndex(out)
+    counts = np.zeros(out.numel(), dtype=np.int64)
+    for _, _, elems, atomic in region.stored:
+        if not atomic:
+            counts += np.bincount(logical(elems - offset), minlength=out.numel())
+    return counts
+
+
+def footprint_counts(out, offsets) -> np.ndarray:
+    """Per logical element of `out`, how many of the storage `offsets` (from its first element) land on it: what a
+    Mistake.footprint predicts, in store_counts' terms."""
+    flat = np.asarray(torch.as_tensor(offsets).reshape(-1).to(torch.int64).cpu())
+    return np.bincount(LogicalIndex(out)(flat), minlength=out.numel())
+
+
 def on_edge(flat: np.ndarray, shape: tuple, bands: tuple) -> bool:
     """Every one of these logical indices lies in the last tile along some dim (`bands`: the tile's width per dim,
     1 where unknown): where edge programs with clamped offsets (tl.minimum(offs, M - 1)) or a last tile shifted back

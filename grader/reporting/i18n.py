@@ -378,6 +378,10 @@ DIAGNOSES = {
     "mistake": {
         "what": {"en": "{wrong} of {numel} values differ from the reference{on}: they match the result when {mistake}",
                  "zh": "{numel} 个值里有 {wrong} 个与参考结果不同{on_zh}：它们恰好等于这种情况的结果——{mistake}"}},
+    "mistake-footprint": {  # a known mistake told by where the stores went (grader.core.spec.Mistake.footprint)
+        "what": {"en": "the stores landed exactly where a kernel puts them when {mistake}: of the {numel} output "
+                       "elements, {counts}{outside}",
+                 "zh": "store 恰好落在这种情况会写的位置——{mistake}：输出的 {numel} 个元素里，{counts_zh}{outside_zh}"}},
     "strides-layout-only": {
         "what": {"en": "right on the {probe} inputs, wrong on the plain contiguous ones ({wrong} of {numel} values): "
                        "the kernel assumes the probe's layout instead of reading each tensor's strides",

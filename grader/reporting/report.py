@@ -59,6 +59,18 @@ def explain(v, lang: str) -> tuple[str, str]:
     if mistake.get("fix"):  # a known mistake that carries the drill's own fix
         kw.update(wrong=d.get("wrong"), numel=d.get("numel"),
                   mistake=(mistake.get("name_zh") if lang == "zh" else None) or mistake.get("name"))
+        where = mistake.get("footprint")
+        if where:  # told by where the stores went, not by the values
+            out, never, twice = where["outside"], where["unwritten"], where["twice"]
+            counts = [f"{never} were never written" if never else "", f"{twice} were written more than once"
+                      if twice else ""]
+            counts_zh = [f"{never} 个从未写入" if never else "", f"{twice} 个被写了不止一次" if twice else ""]
+            kw.update(where, counts=" and ".join(c for c in counts if c),
+                      counts_zh="，".join(c for c in counts_zh if c),
+                      outside=f", and {out} store lanes went past its end" if out else "",
+                      outside_zh=f"，另有 {out} 条 store lane 越过了它的末尾" if out else "")
+            what = pick(DIAGNOSES["mistake-footprint"]["what"], lang)
+            return _fmt(what, **kw), _fmt(pick(mistake["fix"], lang), **kw)
         return _fmt(pick(DIAGNOSES["mistake"]["what"], lang), **kw), _fmt(pick(mistake["fix"], lang), **kw)
     viol = d.get("violation") or {}
     own = spec.oob_texts.get(str(viol.get("tensor", "")).removeprefix("input ")) if viol else None
