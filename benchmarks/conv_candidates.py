@@ -108,8 +108,11 @@ def conv_nested(x_ptr, w_ptr, y_ptr, N, C, H, W, K, P, Q, R, S, stride, padding,
     tl.store(y_ptrs, acc.to(tl.float16), mask=m_ok[:, None] & (offs_k[None, :] < K))
 
 
-def make(kernel, layout, BM, BN, BC, warps, stages, group):
+def make(kernel, layout, BM, BN, BC, warps, stages, group, convert=False):
     def run(x, w, stride=1, padding=0):
+        cl = x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous()
+        if convert and not cl:  # an NCHW x re-laid channels-last once, so each A row is contiguous along C
+            x = x.contiguous(memory_format=torch.channels_last)
         N, C, H, W = x.shape
         K, _, R, S = w.shape
         P = (H + 2 * padding - R) // stride + 1
@@ -123,7 +126,6 @@ def make(kernel, layout, BM, BN, BC, warps, stages, group):
         else:
             wl = w
             swk, swc, swr, sws = wl.stride()
-        cl = x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous()
         y = torch.empty((N, K, P, Q), device=x.device, dtype=torch.float16,
                         memory_format=torch.channels_last if cl else torch.contiguous_format)
         grid = (triton.cdiv(N * P * Q, BM) * triton.cdiv(K, BN),)
@@ -162,6 +164,9 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--only", default="", help="comma-separated substrings of candidate labels")
     ap.add_argument("--reference", action="store_true", help="also time solutions/conv2d.py")
+    ap.add_argument("--nchw", action="store_true",
+                    help="x NCHW-contiguous (the grader's make_inputs): cuDNN on it and on a channels-last copy, "
+                         "each candidate as is and with x re-laid channels-last inside (+cl)")
     a = ap.parse_args()
     if not torch.cuda.is_available():
         print("conv_candidates.py needs a CUDA GPU; nothing measured")
@@ -169,7 +174,9 @@ def main() -> int:
     Nb, C, H, W, K, R, S, stride, padding = (int(v) for v in a.shape.split(","))
     g = torch.Generator(device="cuda").manual_seed(0)
     x = torch.randn(Nb, C, H, W, generator=g, device="cuda", dtype=torch.float16)
-    x = x.contiguous(memory_format=torch.channels_last)
+    x_cl = x.contiguous(memory_format=torch.channels_last)
+    if not a.nchw:
+        x = x_cl
     w = torch.randn(K, C, R, S, generator=g, device="cuda", dtype=torch.float16) * 0.05
     w_cl = w.contiguous(memory_format=torch.channels_last)
     torch.backends.cudnn.benchmark = True
@@ -180,6 +187,9 @@ def main() -> int:
     Q = (W + 2 * padding - S) // stride + 1
     flops = 2 * Nb * K * P * Q * C * R * S
     fns = {"cudnn": lambda: F.conv2d(x, w_cl, **kw)}
+    if a.nchw:
+        fns["cudnn"] = lambda: F.conv2d(x, w, **kw)  # eager PyTorch on the NCHW tensors as given
+        fns["cudnn channels-last"] = lambda: F.conv2d(x_cl, w_cl, **kw)
     if a.reference:
         from benchmarks.tensor_cores import load_entry
         ref = load_entry(ROOT / "solutions" / "conv2d.py", "conv2d")
@@ -189,6 +199,8 @@ def main() -> int:
         if only and not any(s in label for s in only):
             continue
         fns[label] = (lambda f=make(*cfg): f(x, w, **kw))
+        if a.nchw:
+            fns[label + " +cl"] = (lambda f=make(*cfg, convert=True): f(x, w, **kw))
     ok = {}
     for label, fn in list(fns.items()):
         try:
@@ -207,7 +219,7 @@ def main() -> int:
             per[label].append(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"))
     base = statistics.median(per["cudnn"])
     print(f"\n{torch.cuda.get_device_name()}, torch {torch.__version__}, triton {triton.__version__}; "
-          f"x {(Nb, C, H, W)} channels-last -> {K}, {R}x{S}, stride {stride}, padding {padding}; "
+          f"x {(Nb, C, H, W)} {'NCHW' if a.nchw else 'channels-last'} -> {K}, {R}x{S}, stride {stride}, padding {padding}; "
           f"{a.repeats} repeats of do_bench(median)")
     print(f"  {'candidate':34} {'median us':>10} {'spread %':>8} {'TFLOPS':>7} {'x cuDNN':>8}")
     for label, v in sorted(per.items(), key=lambda kv: statistics.median(kv[1])):
