@@ -16,6 +16,7 @@ Prints, per candidate, the max relative error against float32 F.conv2d, the medi
 from __future__ import annotations
 
 import argparse
+import signal
 import statistics
 import sys
 from pathlib import Path
@@ -167,17 +168,29 @@ def main() -> int:
     ap.add_argument("--nchw", action="store_true",
                     help="x NCHW-contiguous (the grader's make_inputs): cuDNN on it and on a channels-last copy, "
                          "each candidate as is and with x re-laid channels-last inside (+cl)")
+    ap.add_argument("--device", default="cuda", help="cpu: a smoke test of this script under TRITON_INTERPRET=1")
     a = ap.parse_args()
-    if not torch.cuda.is_available():
+    dev = a.device
+    if dev == "cuda" and not torch.cuda.is_available():
         print("conv_candidates.py needs a CUDA GPU; nothing measured")
         return 2
+    if dev == "cpu":  # no CUDA events: a wall-clock stand-in, so the smoke test runs every line but the GPU's
+        import time
+
+        def bench(fn, **_):
+            t = time.perf_counter()
+            fn()
+            return (time.perf_counter() - t) * 1e3
+        triton.testing.do_bench = bench
+        torch.cuda.synchronize = lambda: None
+        torch.cuda.get_device_name = lambda: "cpu (interpreter smoke test)"
     Nb, C, H, W, K, R, S, stride, padding = (int(v) for v in a.shape.split(","))
-    g = torch.Generator(device="cuda").manual_seed(0)
-    x = torch.randn(Nb, C, H, W, generator=g, device="cuda", dtype=torch.float16)
+    g = torch.Generator(device=dev).manual_seed(0)
+    x = torch.randn(Nb, C, H, W, generator=g, device=dev, dtype=torch.float16)
     x_cl = x.contiguous(memory_format=torch.channels_last)
     if not a.nchw:
         x = x_cl
-    w = torch.randn(K, C, R, S, generator=g, device="cuda", dtype=torch.float16) * 0.05
+    w = torch.randn(K, C, R, S, generator=g, device=dev, dtype=torch.float16) * 0.05
     w_cl = w.contiguous(memory_format=torch.channels_last)
     torch.backends.cudnn.benchmark = True
     kw = {"stride": stride, "padding": padding}
@@ -201,32 +214,48 @@ def main() -> int:
         fns[label] = (lambda f=make(*cfg): f(x, w, **kw))
         if a.nchw:
             fns[label + " +cl"] = (lambda f=make(*cfg, convert=True): f(x, w, **kw))
+    signal.signal(signal.SIGTERM, _stop)  # `timeout` sends SIGTERM: print what was measured so far
     ok = {}
-    for label, fn in list(fns.items()):
-        try:
-            out = fn()
-            torch.cuda.synchronize()
-            err = float((out.float() - expected).abs().amax()) / scale
-        except Exception as e:  # a config that does not compile (shared memory) is reported, not fatal
-            print(f"  {label:34} FAILED: {type(e).__name__}: {str(e).splitlines()[0][:120]}", flush=True)
-            continue
-        ok[label] = err
-        print(f"  {label:34} max relative error {err:.2e}" + ("" if err <= 2e-2 else "  << WRONG"), flush=True)
-    timed = {label: fns[label] for label, err in ok.items() if err <= 2e-2}
-    per = {label: [] for label in timed}
-    for _ in range(a.repeats):
-        for label, fn in timed.items():
-            per[label].append(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"))
+    try:
+        for label, fn in fns.items():
+            try:
+                out = fn()
+                torch.cuda.synchronize()
+                err = float((out.float() - expected).abs().amax()) / scale
+            except KeyboardInterrupt:
+                raise
+            except Exception as e:  # a config that does not compile (shared memory) is reported, not fatal
+                print(f"  {label:34} FAILED: {type(e).__name__}: {str(e).splitlines()[0][:120]}", flush=True)
+                continue
+            ok[label] = err
+            print(f"  {label:34} max relative error {err:.2e}" + ("" if err <= 2e-2 else "  << WRONG"), flush=True)
+    except KeyboardInterrupt:
+        print("  (stopped while compiling: timing only the candidates checked so far)", flush=True)
+    per = {label: [] for label, err in ok.items() if err <= 2e-2}
+    try:
+        for _ in range(a.repeats):
+            for label in per:
+                per[label].append(triton.testing.do_bench(fns[label], warmup=25, rep=100, return_mode="median"))
+    except KeyboardInterrupt:
+        print("  (stopped early: the table holds the repeats measured so far)", flush=True)
+    per = {label: v for label, v in per.items() if v}
+    if "cudnn" not in per:
+        return 1
     base = statistics.median(per["cudnn"])
     print(f"\n{torch.cuda.get_device_name()}, torch {torch.__version__}, triton {triton.__version__}; "
-          f"x {(Nb, C, H, W)} {'NCHW' if a.nchw else 'channels-last'} -> {K}, {R}x{S}, stride {stride}, padding {padding}; "
-          f"{a.repeats} repeats of do_bench(median)")
-    print(f"  {'candidate':34} {'median us':>10} {'spread %':>8} {'TFLOPS':>7} {'x cuDNN':>8}")
+          f"x {(Nb, C, H, W)} {'NCHW' if a.nchw else 'channels-last'} -> {K}, {R}x{S}, stride {stride}, "
+          f"padding {padding}; up to {a.repeats} repeats of do_bench(median), candidates alternating")
+    print(f"  {'candidate':34} {'median us':>10} {'spread %':>8} {'TFLOPS':>7} {'x cuDNN':>8}  runs")
     for label, v in sorted(per.items(), key=lambda kv: statistics.median(kv[1])):
         med = statistics.median(v)
         spread = (max(v) - min(v)) / med * 100
-        print(f"  {label:34} {med * 1e3:10.1f} {spread:8.1f} {flops / (med / 1e3) / 1e12:7.0f} {base / med:8.3f}")
+        print(f"  {label:34} {med * 1e3:10.1f} {spread:8.1f} {flops / (med / 1e3) / 1e12:7.0f} {base / med:8.3f}"
+              f"  {len(v)}")
     return 0
+
+
+def _stop(*_):
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
