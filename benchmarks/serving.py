@@ -17,11 +17,13 @@ per gate how many of the runs pass:
            the bytes floor (a, the packed weight, the scales and c moved once at 4.8 TB/s).
            gates: reference >= 2 x cuBLAS at M <= 16, >= 0.6 x cuBLAS at M = 4096.
   conv     x (32, 256, 56, 56) -> 256 channels, 3x3, padding 1, fp16 channels-last: TFLOPS against cuDNN
-           (F.conv2d, channels-last x and w). gate: reference >= 0.5 x cuDNN.
+           (F.conv2d, channels-last x and w) and against the spec's eager (F.conv2d(x, w) with w as the drill gives
+           it, (K, C, R, S) contiguous: what `drill grade`'s speed gate times). gates: reference and known-slow >=
+           the spec's speedup_min x each (issue 22: 0.5).
 Known-slow versions (each correct; the gate must fail them 20/20 to be worth anything):
   decode  tests/submissions/correct/decode_one_launch_no_split.py   (no split: B·H programs, one page per step)
   quant   benchmarks/known_slow/quant_matmul_tiny_tiles.py          (16x16x16 tiles, one stage)
-  conv    tests/submissions/correct/conv_direct_outer_product.py    (direct convolution, no tl.dot)
+  conv    benchmarks/known_slow/conv_raw_weight_layout.py           (w read at its (K, C, R, S) strides: B gathers)
 Every timed version is checked once against a float32 torch result before it is timed. Prints tables and writes
 DIR/serving.json.
 """
@@ -42,7 +44,7 @@ SPEC_TBPS = 4.8  # H200 HBM3e
 KNOWN_SLOW = {
     "decode": ROOT / "tests" / "submissions" / "correct" / "decode_one_launch_no_split.py",
     "quant": ROOT / "benchmarks" / "known_slow" / "quant_matmul_tiny_tiles.py",
-    "conv": ROOT / "tests" / "submissions" / "correct" / "conv_direct_outer_product.py",
+    "conv": ROOT / "benchmarks" / "known_slow" / "conv_raw_weight_layout.py",
 }
 DECODE_SHAPE = {"B": 32, "H": 32, "H_kv": 32, "L": 4096, "D": 128, "page": 16}
 QUANT_M = (1, 16, 128, 4096)
@@ -195,6 +197,9 @@ def conv_case(repeats: int) -> dict:
     import torch
     import torch.nn.functional as F
 
+    from drills import get_spec
+
+    spec = get_spec("conv2d")
     s = CONV_SHAPE
     g = torch.Generator(device="cuda").manual_seed(0)
     x = torch.randn(s["N"], s["C"], s["H"], s["W"], generator=g, device="cuda", dtype=torch.float16)
@@ -206,7 +211,7 @@ def conv_case(repeats: int) -> dict:
     slow = load_entry(KNOWN_SLOW["conv"], "conv2d")
     kw = {"stride": s["stride"], "padding": s["padding"]}
     fns = {"reference": lambda: ref(x, w, **kw), "known-slow": lambda: slow(x, w, **kw),
-           "cudnn": lambda: F.conv2d(x, w_cl, **kw)}
+           "cudnn": lambda: F.conv2d(x, w_cl, **kw), "eager": lambda: spec.eager(x, w, **kw)}
     expected = F.conv2d(x.float(), w.float(), **kw)
     errors = {label: checked(label, f, expected) for label, f in fns.items()}
     runs = timed("conv", fns, repeats)
@@ -214,7 +219,8 @@ def conv_case(repeats: int) -> dict:
     summary = summarise(runs)
     for row in summary.values():
         row["tflops"] = flops / (row["median_ms"] / 1e3) / 1e12
-    gates = [gate(runs, v, "cudnn", 0.5) for v in ("reference", "known-slow")]
+    factor = spec.speedup_min or 0.5
+    gates = [gate(runs, v, bar, factor) for bar in ("eager", "cudnn") for v in ("reference", "known-slow")]
     return {"case": "conv", "shape": s, "flops": flops, "errors": errors, "summary": summary, "gates": gates,
             "runs": runs}
 

@@ -732,10 +732,12 @@ _CONV_INDEX_FIX = {
           "stride 乘的是输出下标，滤波器偏移直接相加，padding 把两者往回移。PyTorch 的 conv2d 是互相关："
           "w[k, c, r, s] 对应 x 的 +r、+s，不翻转。"}
 _CONV_KLOOP_FIX = {
-    "en": "GEMM-K is C·R·S: loop over every tap (r, s) and over every block of channels, the partial last one too: "
-          "for c0 in range(0, C, BLOCK_C) with c < C in both loads' masks (other=0.0).",
-    "zh": "GEMM-K 是 C·R·S：每个滤波器位置 (r, s) 都要循环，每个通道块也要，包括最后不满的一块："
-          "for c0 in range(0, C, BLOCK_C)，两个 load 的 mask 都要有 c < C（other=0.0）。"}
+    "en": "GEMM-K is C·R·S: one step for every tap (r, s) and every block of channels, the partial last one too: "
+          "for t in range(0, R * S * tl.cdiv(C, BLOCK_C)) (or for c0 in range(0, C, BLOCK_C) inside a loop over the "
+          "taps), with c < C in both loads' masks (other=0.0).",
+    "zh": "GEMM-K 是 C·R·S：每个滤波器位置 (r, s) 的每个通道块都要走一步，包括最后不满的一块："
+          "for t in range(0, R * S * tl.cdiv(C, BLOCK_C))（或者在滤波器位置的循环里套 for c0 in range(0, C, BLOCK_C)），"
+          "两个 load 的 mask 都要有 c < C（other=0.0）。"}
 
 _PAD_TEXTS = {"x": {
     "what": {"en": "{kind} reached {lanes} lanes {where} `{tensor}` (element {first}; it has {numel}), program "
@@ -838,8 +840,17 @@ CONV_SPEC = DrillSpec(
     contiguous_output=False,  # F.conv2d returns channels-last for a channels-last x: either layout is right
     eager=_conv_eager,
     flops=_conv_flops,
-    # No speed gate yet (>= 0.5 x cuDNN at (32, 256, 56, 56) -> 256, 3x3, padding 1): uncalibrated,
-    # benchmarks/serving.py. `drill bench` sweeps at the entry point's defaults (stride 1, padding 0).
+    # The speed gate (CUDA): >= 0.5 x eager F.conv2d (cuDNN) at issue 22's layer, (32, 256, 56, 56) -> 256, 3x3,
+    # padding 1, x channels-last. H200, 2026-12-01, one run of 3 do_bench medians (docs/h200/conv_candidates_batch1.txt):
+    # the reference 270 us against cuDNN's 181 us (0.67x; cuDNN's spread 12 %), the reference before this gate 1178 us
+    # (0.15x, benchmarks/known_slow/conv_raw_weight_layout.py). The 20-run calibration is still to do:
+    # benchmarks/serving.py --cases conv --repeats 20.
+    speedup_min=0.5,
+    bench_size=(32, 256, 56, 56, 256, 3, 3),
+    bench_inputs=_conv_inputs(channels_last=True),
+    bench_kwargs={"padding": 1},
+    small_size=(2, 64, 14, 14, 64, 3, 3),
+    # `drill bench` sweeps at the entry point's defaults (stride 1, padding 0).
     bench_sizes=((32, 64, 56, 56, 64, 3, 3), (32, 128, 28, 28, 128, 3, 3), (32, 256, 56, 56, 256, 3, 3),
                  (32, 256, 14, 14, 512, 1, 1)),
     mock_minutes=35,

@@ -137,6 +137,10 @@ class DrillSpec:
     intermediate: str = ""          # the value eager writes to HBM and reads back (named in the bytes proof)
     speedup_min: float | None = None  # CUDA: candidate must be >= this many times faster than `eager`
     bench_size: Any = 2**24 + 17    # CUDA: size the speed gate times at (odd on purpose: the tail tile counts)
+    # CUDA: the speed gate's inputs and entry-point kwargs when they are not the graded ones (conv2d is gated on a
+    # channels-last x with padding 1, as cuDNN is measured); None: make_inputs and kwargs
+    bench_inputs: Callable | None = None
+    bench_kwargs: dict | None = None
     small_size: Any = 100_000       # CUDA: size where device time and host wall time are compared (launch-bound)
     speed_refs: tuple = ()          # CUDA: extra (label, fn) rows timed beside the candidate, shown only
     bench_sizes: Sequence = ()      # `drill bench`'s default sweep (default: 2^12..2^27, or the CUDA sizes)

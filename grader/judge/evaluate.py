@@ -54,17 +54,18 @@ def _close(out64: torch.Tensor, ref: torch.Tensor, rtol: float, atol: float) -> 
     return ((out64 - ref).abs() <= atol + rtol * ref.abs()) | both_nan | same_inf
 
 
-def count_wrong(spec, args, out) -> tuple[int, int]:
+def count_wrong(spec, args, out, kwargs: dict | None = None) -> tuple[int, int]:
     """(elements of `out` outside the drill's tolerance of its float64 reference, elements of the reference), with
     atol x the drill's error scale where it has one, as in grading. A non-tensor or wrongly shaped `out` is wrong
     everywhere. Runs on the inputs' device (the speed gate's and `drill bench`'s large shapes stay on the GPU)."""
+    kw = spec.kwargs if kwargs is None else kwargs
     as64 = [t.double() for t in args]
-    ref = spec.reference(*as64, **spec.kwargs)
+    ref = spec.reference(*as64, **kw)
     if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(ref.shape):
         return int(ref.numel()), int(ref.numel())
     rtol, atol = spec.tolerance_for(str(out.dtype).replace("torch.", ""))
     if spec.error_scale is not None:
-        atol = atol * spec.error_scale(*as64, **spec.kwargs).reshape(-1)
+        atol = atol * spec.error_scale(*as64, **kw).reshape(-1)
     return int((~_close(out.double().reshape(-1), ref.reshape(-1), rtol, atol)).sum()), int(ref.numel())
 
 
