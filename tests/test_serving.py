@@ -282,3 +282,30 @@ def test_drill_bench_sweeps_each_serving_drill(monkeypatch, name):
     else:
         assert row["tflops"]["yours"] == pytest.approx(spec.flops(size) / 0.5e-3 / 1e12)
     assert spec.bench_sizes
+
+
+def test_the_conv_gate_times_a_channels_last_x_with_padding_1(monkeypatch):
+    """speed_report's data flow for conv2d on CPU, timings faked: the entry point, eager and the correctness check
+    of the timed output all get the spec's bench_inputs (channels-last x) and bench_kwargs (padding 1)."""
+    import dataclasses
+
+    from grader.speed import timing
+
+    spec = dataclasses.replace(drills.get_spec("conv2d"), bench_size=(1, 4, 6, 5, 3, 3, 3),
+                               small_size=(1, 2, 4, 4, 2, 3, 3))
+    assert spec.speedup_min == 0.5 and spec.bench_kwargs == {"padding": 1}
+    seen = []
+
+    def entry(x, w, stride=1, padding=0):
+        seen.append((x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous(), padding))
+        return S._conv_ref(x.double(), w.double(), stride=stride, padding=padding).half()
+
+    seq = iter([0.6, 0.4] * timing.ROUNDS + [0.01] * 6)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), next(seq))[1])
+    monkeypatch.setattr(timing, "WALL_CALLS", 1)
+    t = timing.speed_report(spec, entry, "NVIDIA H200", say=lambda m: None, device="cpu")
+    assert seen and all(s == (True, 1) for s in seen)
+    assert t["wrong"] == 0 and t["speedup"] == pytest.approx(0.4 / 0.6) and t["category"] is None
+    slow = iter([2.0, 0.4] * timing.ROUNDS + [0.01] * 6)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), next(slow))[1])
+    assert timing.speed_report(spec, entry, "NVIDIA H200", say=lambda m: None, device="cpu")["category"] == "too-slow"
