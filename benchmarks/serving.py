@@ -1,7 +1,7 @@
 """Speed of the serving drills on this GPU, side by side in one run, and how reliable their gates would be (benchmark,
 not a test). Issue 22's "Speed" section; nothing here is calibrated until the lead runs it on the H200.
 
-    PYTHONPATH=. python benchmarks/serving.py --out DIR [--repeats 20] [--cases decode,quant,conv]
+    PYTHONPATH=. python benchmarks/serving.py [--out DIR] [--repeats 20] [--cases decode,quant,conv]
 
 Each case times the drill's reference solution, the baselines the issue names and a known-slow version, all on the
 same inputs, alternating within each round (grader.speed.timing: ROUNDS do_bench medians per function, median of
@@ -238,7 +238,7 @@ def print_case(c: dict) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", default="/tmp/drill-serving", help="where serving.json goes (default /tmp/drill-serving)")
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--cases", default="decode,quant,conv")
     a = ap.parse_args()

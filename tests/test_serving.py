@@ -306,6 +306,7 @@ def test_the_conv_gate_times_a_channels_last_x_with_padding_1(monkeypatch):
     t = timing.speed_report(spec, entry, "NVIDIA H200", say=lambda m: None, device="cpu")
     assert seen and all(s == (True, 1) for s in seen)
     assert t["wrong"] == 0 and t["speedup"] == pytest.approx(0.4 / 0.6) and t["category"] is None
+    assert t["at"] == "1x4x6x5x3x3x3 (padding=1)"
     slow = iter([2.0, 0.4] * timing.ROUNDS + [0.01] * 6)
     monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), next(slow))[1])
     assert timing.speed_report(spec, entry, "NVIDIA H200", say=lambda m: None, device="cpu")["category"] == "too-slow"

@@ -296,7 +296,9 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
         small["wall_us"][role] = 1e6 * wall_per_call_s(fn, device=device)
     small["launch_bound"] = launch_bound(small["device_us"][CANDIDATE], small["device_us"][EAGER],
                                          small["wall_us"][CANDIDATE], small["wall_us"][EAGER])
-    return {"n": n, "size": size, "at": size_label(size), "rounds": ROUNDS, "rows": table, "byte_model": model,
+    at = size_label(size) + (f" ({', '.join(f'{k}={v}' for k, v in spec.bench_kwargs.items())})"
+                             if spec.bench_kwargs else "")
+    return {"n": n, "size": size, "at": at, "rounds": ROUNDS, "rows": table, "byte_model": model,
             "fused_bytes": fused_bytes, "copy_gbps": bw / 1e9 if bw else None, "copy_cached": bw_cached,
             "peak_gbps": peak, "wrong": wrong, "out_numel": out_numel, "small": small, "flops": flops,
             "peak_tflops": peak_flops, "impossible_factor": IMPOSSIBLE, **verdict}
