@@ -2,7 +2,7 @@
 on a 2-core machine). Every figure is a fresh process, as a learner runs it; the load average is recorded beside it
 (on a shared 2-core machine other work moves these figures by 2x or more).
 
-    PYTHONPATH=. python benchmarks/serving_cpu.py [--runs 3] [--out FILE]
+    PYTHONPATH=. python benchmarks/serving_cpu.py [--runs 3] [--out FILE] [--files FILE ...]
 """
 from __future__ import annotations
 
@@ -33,12 +33,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--files", nargs="+", default=list(FILES), help="files to grade (default: the three references)")
     a = ap.parse_args(argv)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     result = {"machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": []}
     jobs = [("import torch, triton (the floor)", [sys.executable, "-c", "import torch, triton"])]
     jobs += [(f"drill grade {f} --device cpu", [sys.executable, "cli.py", "grade", f, "--device", "cpu"])
-             for f in FILES]
+             for f in a.files]
     for label, cmd in jobs:
         times, loads, rcs = [], [], []
         for _ in range(a.runs):

@@ -724,6 +724,82 @@ def _channel_tail_dropped(x, w, meta, stride=1, padding=0):
     return _conv_taps(x, w, stride, padding, f, f, channels=(c // bc) * bc)
 
 
+def _unmasked_taps(x, w, stride, padding, mask_h: bool, mask_w: bool):
+    """y of a kernel whose padding mask leaves h (mask_h False) or w (mask_w False) unchecked: a tap outside the image
+    reads whatever element its address n·s_n + c·s_c + h·s_h + w·s_w lands on in x's own memory (w = -1 is the
+    previous row's last pixel, h = -1 the previous channel's last row in NCHW), and 0 only past either end of x (the
+    interpreter masks those lanes off)."""
+    import torch
+    n_, c_, hh, ww = x.shape
+    k_, _, r_, s_ = w.shape
+    p_ = (hh + 2 * padding - r_) // stride + 1
+    q_ = (ww + 2 * padding - s_) // stride + 1
+    buf = torch.empty(x.numel(), dtype=x.dtype, device=x.device)
+    torch.as_strided(buf, x.shape, x.stride()).copy_(x)  # x's storage, in its own memory order
+    sn, sc, sh, sw = x.stride()
+    ns = torch.arange(n_, device=x.device).view(-1, 1, 1, 1)
+    cs = torch.arange(c_, device=x.device).view(1, -1, 1, 1)
+    ps = torch.arange(p_, device=x.device).view(1, 1, -1, 1)
+    qs = torch.arange(q_, device=x.device).view(1, 1, 1, -1)
+    y = torch.zeros(n_, k_, p_, q_, dtype=x.dtype, device=x.device)
+    for r in range(r_):
+        for s in range(s_):
+            h, wi = ps * stride - padding + r, qs * stride - padding + s
+            addr = ns * sn + cs * sc + h * sh + wi * sw
+            ok = (addr >= 0) & (addr < buf.numel())
+            if mask_h:
+                ok = ok & (h >= 0) & (h < hh)
+            if mask_w:
+                ok = ok & (wi >= 0) & (wi < ww)
+            xs = buf[addr.clamp(0, buf.numel() - 1)] * ok
+            y += torch.einsum("ncpq,kc->nkpq", xs, w[:, :, r, s])
+    return y
+
+
+def _padding_unmasked(mask_h: bool, mask_w: bool):
+    def ref(x, w, meta, stride=1, padding=0):
+        if padding == 0:
+            return None
+        return _unmasked_taps(x, w, stride, padding, mask_h, mask_w)
+    return ref
+
+
+def _stride1_size(x, w, stride, padding):
+    """P and Q as if the stride were 1."""
+    return x.shape[2] + 2 * padding - w.shape[2] + 1, x.shape[3] + 2 * padding - w.shape[3] + 1
+
+
+def _output_lanes(out, n, p, q):
+    """Storage offsets of y[n, k, p, q] for every k, at y's own strides (p, q may exceed y's P, Q)."""
+    import torch
+    syn, syk, syp, syq = out.stride()
+    ks = torch.arange(out.shape[1]).view(1, -1)
+    return (n * syn + p * syp + q * syq).view(-1, 1) + ks * syk
+
+
+def _rows_split_for_stride_1(out, x, w, meta, stride=1, padding=0):
+    """Footprint: rows m < N·P·Q split into (n, p, q) with the stride-1 size (P1, Q1) in place of (P, Q)."""
+    import torch
+    p1, q1 = _stride1_size(x, w, stride, padding)
+    if (p1, q1) == tuple(out.shape[2:]):
+        return None
+    m = torch.arange(out.shape[0] * out.shape[2] * out.shape[3])
+    return _output_lanes(out, m // (p1 * q1), (m % (p1 * q1)) // q1, m % q1)
+
+
+def _rows_counted_for_stride_1(out, x, w, meta, stride=1, padding=0):
+    """Footprint: N·P1·Q1 rows of the stride-1 output geometry, each stored at y's strides."""
+    import torch
+    p1, q1 = _stride1_size(x, w, stride, padding)
+    if (p1, q1) == tuple(out.shape[2:]):
+        return None
+    n = torch.arange(out.shape[0]).view(-1, 1, 1)
+    p = torch.arange(p1).view(1, -1, 1)
+    q = torch.arange(q1).view(1, 1, -1)
+    n, p, q = (t.expand(out.shape[0], p1, q1).reshape(-1) for t in (n, p, q))
+    return _output_lanes(out, n, p, q)
+
+
 _CONV_INDEX_FIX = {
     "en": "Output pixel (p, q) reads input pixel h = p * stride - padding + r, w = q * stride - padding + s for tap "
           "(r, s): the stride multiplies the output index, the filter offset is added as is, and the padding shifts "
@@ -732,10 +808,34 @@ _CONV_INDEX_FIX = {
           "stride 乘的是输出下标，滤波器偏移直接相加，padding 把两者往回移。PyTorch 的 conv2d 是互相关："
           "w[k, c, r, s] 对应 x 的 +r、+s，不翻转。"}
 _CONV_KLOOP_FIX = {
-    "en": "GEMM-K is C·R·S: loop over every tap (r, s) and over every block of channels, the partial last one too: "
-          "for c0 in range(0, C, BLOCK_C) with c < C in both loads' masks (other=0.0).",
-    "zh": "GEMM-K 是 C·R·S：每个滤波器位置 (r, s) 都要循环，每个通道块也要，包括最后不满的一块："
-          "for c0 in range(0, C, BLOCK_C)，两个 load 的 mask 都要有 c < C（other=0.0）。"}
+    "en": "GEMM-K is C·R·S: one step for every tap (r, s) and every block of channels, the partial last one too: "
+          "for t in range(0, R * S * tl.cdiv(C, BLOCK_C)) (or for c0 in range(0, C, BLOCK_C) inside a loop over the "
+          "taps), with c < C in both loads' masks (other=0.0).",
+    "zh": "GEMM-K 是 C·R·S：每个滤波器位置 (r, s) 的每个通道块都要走一步，包括最后不满的一块："
+          "for t in range(0, R * S * tl.cdiv(C, BLOCK_C))（或者在滤波器位置的循环里套 for c0 in range(0, C, BLOCK_C)），"
+          "两个 load 的 mask 都要有 c < C（other=0.0）。"}
+
+_PAD_TEXTS = {"x": {
+    "what": {"en": "{kind} reached {lanes} lanes {where} `{tensor}` (element {first}; it has {numel}), program "
+                   "{program}: a tap in the padding (h or w outside the image), or past the last pixel or channel, "
+                   "was read instead of masked",
+             "zh": "{kind} 有 {lanes} 条 lane 访问到 `{tensor}` 之外（元素 {first}，它只有 {numel} 个），program "
+                   "{program}：padding 里的位置（h 或 w 在图像之外）、或最后一个像素/通道之后的位置被读了，而不是被 mask 掉"},
+    "fix": {"en": "Padding is a mask, not memory: inside = (h >= 0) & (h < H) & (w >= 0) & (w < W) & (row < N·P·Q), "
+                  "and tl.load(x_ptrs, mask=inside[:, None] & (c < C)[None, :], other=0.0). Without it, w = -1 reads "
+                  "the previous row's last pixel (a neighbour, no error on a GPU), h = -1 the previous channel.",
+            "zh": "padding 是 mask，不是内存：inside = (h >= 0) & (h < H) & (w >= 0) & (w < W) & (row < N·P·Q)，"
+                  "tl.load(x_ptrs, mask=inside[:, None] & (c < C)[None, :], other=0.0)。不加的话 w = -1 会读到上一行的"
+                  "最后一个像素（相邻的数据，GPU 上不报错），h = -1 会读到上一个通道。"}}}
+
+_CONV_OUTPUT_FIX = {
+    "en": "GEMM row m is output pixel (n, p, q) of y (N, K, P, Q), with the stride in P = (H + 2·padding - R) // "
+          "stride + 1 (Q likewise): n = m // (P·Q), p = (m % (P·Q)) // Q, q = m % Q, for m < N·P·Q rows (the grid "
+          "and the row mask count the same N·P·Q). The stride then enters only the input index, h = p·stride - "
+          "padding + r.",
+    "zh": "GEMM 的第 m 行是 y (N, K, P, Q) 的输出像素 (n, p, q)，P = (H + 2·padding - R) // stride + 1 里有 stride"
+          "（Q 同理）：n = m // (P·Q)，p = (m % (P·Q)) // Q，q = m % Q，共 m < N·P·Q 行（grid 和行 mask 数的都是这 "
+          "N·P·Q 行）。stride 只出现在输入下标里：h = p·stride - padding + r。"}
 
 CONV_MISTAKES = (
     Mistake("the stride was applied to the filter offset (h = p - padding + r * stride), not to the output index",
@@ -750,20 +850,28 @@ CONV_MISTAKES = (
             "滤波器被翻转了（w[k, c, R-1-r, S-1-s]）：这是数学上的卷积，而 F.conv2d 是互相关"),
     Mistake("the channel loop dropped the C tail (C // BLOCK_C blocks)", "k-loop", _channel_tail_dropped,
             _CONV_KLOOP_FIX, "通道循环丢了 C 的尾部（只走了 C // BLOCK_C 块）"),
+    Mistake("the padding taps were not masked: a tap outside the image read the neighbour at its address (w = -1 "
+            "the previous row's last pixel, h = -1 the row above the image) instead of 0", "mask",
+            _padding_unmasked(False, False), _PAD_TEXTS["x"]["fix"],
+            "padding 位置没有被 mask：图像外的位置读到了地址上相邻的数据（w = -1 读到上一行的最后一个像素，h = -1 读到图像上方的"
+            "那一行），而不是 0"),
+    Mistake("the padding mask checked h but not w: a tap at w = -1 read the previous row's last pixel, w = W the next "
+            "row's first", "mask", _padding_unmasked(True, False), _PAD_TEXTS["x"]["fix"],
+            "padding mask 只检查了 h、没检查 w：w = -1 的位置读到了上一行的最后一个像素，w = W 读到了下一行的第一个"),
+    Mistake("the padding mask checked w but not h: a tap at h = -1 read the row above the image (another channel's "
+            "or image's last row), h = H the row below", "mask", _padding_unmasked(False, True),
+            _PAD_TEXTS["x"]["fix"],
+            "padding mask 只检查了 w、没检查 h：h = -1 的位置读到了图像上方的那一行（另一个通道或另一张图的最后一行），h = H "
+            "读到了下方的一行"),
+    Mistake("the output index was computed for stride 1: GEMM row m was split into (n, p, q) with the stride-1 size "
+            "P = H + 2·padding - R + 1, so rows land on the wrong output pixels", "indexing", None, _CONV_OUTPUT_FIX,
+            "输出下标按 stride 1 计算：GEMM 的第 m 行按 stride 1 的尺寸 P = H + 2·padding - R + 1 拆成 (n, p, q)，"
+            "于是各行落到了错误的输出像素上", footprint=_rows_split_for_stride_1),
+    Mistake("the output rows were counted for stride 1 (N·P·Q with P = H + 2·padding - R + 1): the extra rows "
+            "overwrite other pixels of y and run past its end", "indexing", None, _CONV_OUTPUT_FIX,
+            "输出的行数按 stride 1 计算（N·P·Q，P = H + 2·padding - R + 1）：多出来的行覆盖了 y 的其他像素，还越过了它的"
+            "末尾", footprint=_rows_counted_for_stride_1),
 )
-
-_PAD_TEXTS = {"x": {
-    "what": {"en": "{kind} reached {lanes} lanes {where} `{tensor}` (element {first}; it has {numel}), program "
-                   "{program}: a tap in the padding (h or w outside the image), or past the last pixel or channel, "
-                   "was read instead of masked",
-             "zh": "{kind} 有 {lanes} 条 lane 访问到 `{tensor}` 之外（元素 {first}，它只有 {numel} 个），program "
-                   "{program}：padding 里的位置（h 或 w 在图像之外）、或最后一个像素/通道之后的位置被读了，而不是被 mask 掉"},
-    "fix": {"en": "Padding is a mask, not memory: inside = (h >= 0) & (h < H) & (w >= 0) & (w < W) & (row < N·P·Q), "
-                  "and tl.load(x_ptrs, mask=inside[:, None] & (c < C)[None, :], other=0.0). Without it, w = -1 reads "
-                  "the previous row's last pixel (a neighbour, no error on a GPU), h = -1 the previous channel.",
-            "zh": "padding 是 mask，不是内存：inside = (h >= 0) & (h < H) & (w >= 0) & (w < W) & (row < N·P·Q)，"
-                  "tl.load(x_ptrs, mask=inside[:, None] & (c < C)[None, :], other=0.0)。不加的话 w = -1 会读到上一行的"
-                  "最后一个像素（相邻的数据，GPU 上不报错），h = -1 会读到上一个通道。"}}}
 
 
 def _conv_eager(x, w, stride=1, padding=0):
@@ -808,8 +916,17 @@ CONV_SPEC = DrillSpec(
     contiguous_output=False,  # F.conv2d returns channels-last for a channels-last x: either layout is right
     eager=_conv_eager,
     flops=_conv_flops,
-    # No speed gate yet (>= 0.5 x cuDNN at (32, 256, 56, 56) -> 256, 3x3, padding 1): uncalibrated,
-    # benchmarks/serving.py. `drill bench` sweeps at the entry point's defaults (stride 1, padding 0).
+    # The speed gate (CUDA): >= 0.5 x eager F.conv2d (cuDNN) at issue 22's layer, (32, 256, 56, 56) -> 256, 3x3,
+    # padding 1, x channels-last. H200, 2026-12-01, one run of 3 do_bench medians (docs/h200/conv_candidates_batch1.txt):
+    # the reference 270 us against cuDNN's 181 us (0.67x; cuDNN's spread 12 %), the reference before this gate 1178 us
+    # (0.15x, benchmarks/known_slow/conv_raw_weight_layout.py). The 20-run calibration is still to do:
+    # benchmarks/serving.py --cases conv --repeats 20.
+    speedup_min=0.5,
+    bench_size=(32, 256, 56, 56, 256, 3, 3),
+    bench_inputs=_conv_inputs(channels_last=True),
+    bench_kwargs={"padding": 1},
+    small_size=(2, 64, 14, 14, 64, 3, 3),
+    # `drill bench` sweeps at the entry point's defaults (stride 1, padding 0).
     bench_sizes=((32, 64, 56, 56, 64, 3, 3), (32, 128, 28, 28, 128, 3, 3), (32, 256, 56, 56, 256, 3, 3),
                  (32, 256, 14, 14, 512, 1, 1)),
     mock_minutes=35,

@@ -213,3 +213,19 @@ def test_a_probe_that_fails_for_the_ordinary_reason_is_not_labelled_with_the_pro
 def test_a_launch_of_zero_programs_is_the_grid():
     ev = ok_call(unwritten=1, numel=1, launches=[dict(LAUNCH, programs=0, grid=[0])], tiles={"block": 1024, "status": "."})
     assert classify(ev, rules={"max_programs": 16})[0] == "grid"
+
+
+def test_stores_where_a_known_mistake_stores_name_that_mistake_before_the_tile_rules():
+    """Elements never written and others written twice, exactly as a Mistake's footprint predicts: that mistake's
+    category, not the generic offsets/grid reading of the tile map; without the footprint match, the tile rules."""
+    mistake = {"name": "the output index was computed for stride 1", "category": "indexing",
+               "footprint": {"unwritten": 265, "twice": 265, "outside": 0, "numel": 540}}
+    ev = ok_call(unwritten=265, wrong=200, duplicates=265, numel=540, issued_lanes=540,
+                 tiles={"block": 32, "status": "x" * 17})
+    assert classify(ev, rules={"index_category": "indexing"})[0] == "offsets"  # the duplicates alone
+    cat, detail = classify(dict(ev, mistake=mistake), rules={"index_category": "indexing"})
+    assert cat == "indexing" and detail["mistake"]["footprint"]["twice"] == 265
+    # all written, some twice, values wrong: duplicates alone say offsets; the footprint names the mistake
+    full = ok_call(wrong=300, duplicates=40, numel=540)
+    assert classify(full)[0] == "offsets"
+    assert classify(dict(full, mistake=mistake))[0] == "indexing"

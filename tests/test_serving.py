@@ -10,7 +10,7 @@ import torch
 
 import drills
 from drills import serving_specs as S
-from grader.judge.evaluate import matches
+from grader.judge.evaluate import footprint_counts, matches
 from grader.run.runner import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,11 +40,18 @@ def test_every_named_mistake_is_distinguishable_from_the_right_answer(name):
     ref = spec.reference(*as64, **kwargs)
     tol = spec.tolerance_for("float16")
     for m in spec.mistakes:
+        assert m.fix.get("en") and m.fix.get("zh") and m.name_zh, (name, m.name)
+        if m.reference is None:  # told by where it stores: its footprint must not be a right kernel's
+            for fmt in (torch.contiguous_format, torch.channels_last):
+                out = torch.empty(ref.shape, dtype=torch.float16, memory_format=fmt)
+                offsets = m.footprint(out, *as64, meta=META[name], **kwargs)
+                assert offsets is not None, (name, m.name)
+                assert not (footprint_counts(out, offsets) == 1).all(), (name, m.name)
+            continue
         wrong = m.reference(*as64, meta=META[name], **kwargs)
         assert wrong is not None, (name, m.name)
         assert wrong.shape == ref.shape, (name, m.name)
         assert not matches(wrong, ref, tol), (name, m.name)
-        assert m.fix.get("en") and m.fix.get("zh") and m.name_zh, (name, m.name)
 
 
 def test_mistakes_that_need_a_constexpr_stay_silent_without_it():
@@ -87,6 +94,67 @@ def test_conv_probe_has_a_channels_last_x():
     probe = next(p for p in spec.probes if p.category == "strides")
     x, _ = probe.make_inputs(probe.sizes[0], torch.Generator().manual_seed(0))
     assert x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous()
+
+
+def conv_mistake(words):
+    return next(m for m in S.CONV_MISTAKES if words in m.name)
+
+
+def test_conv_padding_models_read_the_neighbour_at_the_tap_address():
+    """An unmasked tap reads x's memory at its address: in NCHW, w = -1 is the previous row's last pixel; with h
+    masked but not w, only column taps differ from the right answer; the three padding models differ pairwise."""
+    x = torch.arange(1 * 2 * 3 * 4, dtype=torch.float64).view(1, 2, 3, 4)
+    w = torch.zeros(1, 2, 1, 3, dtype=torch.float64)
+    w[0, 0, 0, 0] = 1.0  # only tap (r, s) = (0, 0) of channel 0: y[0, 0, p, q] reads x[0, 0, p - 1, q - 1]
+    none, h_only = conv_mistake("were not masked"), conv_mistake("checked h but not w")
+    got = h_only.reference(x, w, meta={}, stride=1, padding=1)
+    ref = S._conv_ref(x, w, padding=1)
+    # output (p, q) = (1, 0) reads x[0, 0, 0, -1]: address 0·4 - 1 = -1, before x: 0 (the interpreter masks it);
+    # output (2, 0) reads x[0, 0, 1, -1]: address 3, the previous row's last pixel x[0, 0, 0, 3]
+    assert float(ref[0, 0, 2, 0]) == 0.0 and float(got[0, 0, 2, 0]) == float(x[0, 0, 0, 3])
+    assert float(got[0, 0, 1, 0]) == 0.0
+    args = [t.double() for t in inputs("conv2d", (2, 5, 10, 9, 7, 3, 3))]
+    outs = [m.reference(*args, meta={}, padding=1) for m in S.CONV_MISTAKES if m.category == "mask"]
+    assert len(outs) == 3
+    tol = drills.get_spec("conv2d").tolerance_for("float16")
+    for i in range(3):
+        for j in range(i + 1, 3):
+            assert not matches(outs[i], outs[j], tol)
+    assert none.reference(*args, meta={}, padding=0) is None  # no padding: nothing to mask
+
+
+def test_conv_output_footprints_are_what_the_wrong_geometry_stores():
+    x, w = inputs("conv2d", (1, 3, 9, 8, 4, 3, 3))
+    as64 = [x.double(), w.double()]
+    out = torch.empty(1, 4, 5, 4, dtype=torch.float16)  # stride 2, padding 1: P = 5, Q = 4 (stride 1: 9, 8)
+    rows = conv_mistake("rows were counted for stride 1").footprint(out, *as64, meta={}, stride=2, padding=1)
+    assert rows.numel() == 1 * 4 * 9 * 8  # every lane of the stride-1 geometry, past the end included
+    counts = footprint_counts(out, rows)
+    assert counts.sum() < rows.numel() and counts.max() > 1
+    split = conv_mistake("computed for stride 1: GEMM row").footprint(out, *as64, meta={}, stride=2, padding=1)
+    assert split.numel() == out.numel()  # N·P·Q rows x K, each stored once, at the wrong pixels
+    c = footprint_counts(out, split)
+    assert (c == 0).any() and c.sum() <= out.numel()
+    out1 = torch.empty(1, 4, 9, 8, dtype=torch.float16)  # stride 1: the stride-1 geometry is the right one
+    assert all(m.footprint(out1, *as64, meta={}, stride=1, padding=1) is None
+               for m in S.CONV_MISTAKES if m.footprint is not None)
+
+
+def test_store_counts_and_a_footprint_agree_on_a_channels_last_output():
+    """store_counts (what the interpreter saw stored) and footprint_counts (what a model predicts) count the same
+    elements in the same logical order, whatever the output's memory format."""
+    from grader.judge.evaluate import store_counts
+    from grader.watch.memory import Memory
+
+    mem = Memory("cpu")
+    out = torch.empty(1, 3, 2, 2, dtype=torch.float16, memory_format=torch.channels_last)
+    region = mem.add(out, "y", "alloc")
+    storage = torch.tensor([0, 1, 1, 5])  # storage offsets, one written twice
+    region.stored.append((0, 0, storage.numpy(), False))
+    got = store_counts(out, mem)
+    assert got is not None and got.tolist() == footprint_counts(out, storage).tolist()
+    assert int(got.sum()) == 4 and int(got.max()) == 2
+    assert got.reshape(1, 3, 2, 2)[0, 1, 0, 0] == 2 and got[1] == 0  # NHWC storage offset 1: channel 1 of pixel 0
 
 
 def test_a_mistake_with_its_own_fix_is_reported_in_the_drills_words():
@@ -309,3 +377,31 @@ def test_decode_gate_measures_copy_bandwidth_at_its_own_bytes_not_its_shapes_num
     t = _fake_speed(monkeypatch, spec, _reference_entry(spec), [0.01, 0.05, 0.02] * 5 + [0.01] * 6, seen)
     assert t["category"] is None and t["bar"] is None and t["speedup"] == pytest.approx(5.0)
     assert seen == [t["fused_bytes"] // 8] and t["fused_bytes"] == S._decode_bytes(spec.bench_size)["fused"]
+
+
+def test_the_conv_gate_times_a_channels_last_x_with_padding_1(monkeypatch):
+    """speed_report's data flow for conv2d on CPU, timings faked: the entry point, eager and the correctness check
+    of the timed output all get the spec's bench_inputs (channels-last x) and bench_kwargs (padding 1)."""
+    import dataclasses
+
+    from grader.speed import timing
+
+    spec = dataclasses.replace(drills.get_spec("conv2d"), bench_size=(1, 4, 6, 5, 3, 3, 3),
+                               small_size=(1, 2, 4, 4, 2, 3, 3))
+    assert spec.speedup_min == 0.5 and spec.bench_kwargs == {"padding": 1}
+    seen = []
+
+    def entry(x, w, stride=1, padding=0):
+        seen.append((x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous(), padding))
+        return S._conv_ref(x.double(), w.double(), stride=stride, padding=padding).half()
+
+    seq = iter([0.6, 0.4] * timing.ROUNDS + [0.01] * 6)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), next(seq))[1])
+    monkeypatch.setattr(timing, "WALL_CALLS", 1)
+    t = timing.speed_report(spec, entry, "NVIDIA H200", say=lambda m: None, device="cpu")
+    assert seen and all(s == (True, 1) for s in seen)
+    assert t["wrong"] == 0 and t["speedup"] == pytest.approx(0.4 / 0.6) and t["category"] is None
+    assert t["at"] == "1x4x6x5x3x3x3 (padding=1)"
+    slow = iter([2.0, 0.4] * timing.ROUNDS + [0.01] * 6)
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), next(slow))[1])
+    assert timing.speed_report(spec, entry, "NVIDIA H200", say=lambda m: None, device="cpu")["category"] == "too-slow"

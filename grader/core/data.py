@@ -24,12 +24,12 @@ def numel_of(size) -> int:
     return n
 
 
-def draw(spec, size, seed: int, device: str) -> list:
+def draw(spec, size, seed: int, device: str, make=None) -> list:
     """The drill's inputs at `size`, drawn with a generator on `device` (a CPU draw of 4096^2 float16 values takes
-    a second; the input makers draw on their generator's device)."""
+    a second; the input makers draw on their generator's device). `make`: another input maker (default make_inputs)."""
     import torch
     gen = torch.Generator(device=device).manual_seed(seed)
-    return [t.to(device) for t in spec.make_inputs(size, gen)]
+    return [t.to(device) for t in (make or spec.make_inputs)(size, gen)]
 
 
 def size_label(size) -> str:

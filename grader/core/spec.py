@@ -34,10 +34,14 @@ class Mistake:
     """A known wrong answer, as data: when the learner's output matches `reference` instead of the true one, the
     diagnosis is `category` (a forgotten 1/sqrt(D) -> `scale`, the bias added per row -> `epilogue`).
     `reference(*inputs_as_float64, meta=<the launch's constexprs>, **kwargs)` returns a tensor, or None when the
-    mistake does not apply to this call (it would equal the true answer, or needs a constexpr the kernel lacks)."""
+    mistake does not apply to this call (it would equal the true answer, or needs a constexpr the kernel lacks).
+    A mistake that puts values in the wrong place (rows of a wrong output geometry) is told by where the kernel
+    stored instead (interpreter evidence): `footprint(out, *inputs_as_float64, meta=..., **kwargs)` returns the
+    storage offsets, from out's first element, of every store lane the mistaken kernel issues (duplicates and lanes
+    past the end included), or None; its `reference` may then be None."""
     name: str                       # shown in the report: "no 1/sqrt(D) scale"
     category: str
-    reference: Callable
+    reference: Callable | None
     # The drill's own fix for this mistake, {"en": ..., "zh": ...}, shown instead of the category's generic one
     # (a category's text is written for one drill family: `indexing` speaks of 2-D flat indices, not of pages).
     fix: dict = field(default_factory=dict)
@@ -45,6 +49,7 @@ class Mistake:
     # probes this mistake cannot pass (no max subtracted overflows on x30): when one of them passes, a match on
     # another call is a coincidence (NaN where another mistake also gives NaN) and the mistake is not the cause
     refuted_by: tuple = ()
+    footprint: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -177,6 +182,10 @@ class DrillSpec:
     intermediate: str = ""          # the value eager writes to HBM and reads back (named in the bytes proof)
     speedup_min: float | None = None  # CUDA: candidate must be >= this many times faster than `eager`
     bench_size: Any = 2**24 + 17    # CUDA: size the speed gate times at (odd on purpose: the tail tile counts)
+    # CUDA: the speed gate's inputs and entry-point kwargs when they are not the graded ones (a convolution gated on a
+    # channels-last x with padding 1, as cuDNN is measured); None: make_inputs and kwargs
+    bench_inputs: Callable | None = None
+    bench_kwargs: dict | None = None
     small_size: Any = 100_000       # CUDA: size where device time and host wall time are compared (launch-bound)
     speed_refs: tuple = ()          # CUDA: extra (label, fn) rows timed beside the candidate, shown only
     speed_bar: str = ""             # CUDA: the label of the speed_refs row the gate divides by (default: eager)

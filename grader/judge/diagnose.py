@@ -271,6 +271,10 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
         # A launch of zero programs (cdiv of a small n by a large BLOCK rounded down, a cap with no max(1, ...)).
         return "grid", {"unwritten": ev["unwritten"], "numel": numel, "programs": 0, "coverage": 0,
                         "block": (ev.get("tiles") or {}).get("block")}
+    if ev.get("unwritten") and (ev.get("mistake") or {}).get("footprint"):
+        # The elements written, and how often, are exactly those of a known mistake's output geometry.
+        return ev["mistake"]["category"], {"unwritten": ev["unwritten"], "numel": numel, "mistake": ev["mistake"],
+                                           "wrong": ev.get("wrong"), "probe": ev.get("probe")}
     if ev.get("unwritten"):
         cov = coverage(launches)
         issued = ev.get("issued_lanes")
@@ -307,7 +311,7 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
             return misplaced
         return "unwritten", detail
     if ev.get("wrong"):
-        if ev.get("duplicates"):
+        if ev.get("duplicates") and not (ev.get("mistake") or {}).get("footprint"):
             return "offsets", {"duplicates": ev["duplicates"], "wrong": ev["wrong"]}
         if ev.get("mistake"):  # the output is exactly what a known mistake computes
             return ev["mistake"]["category"], {"wrong": ev["wrong"], "numel": numel, "mistake": ev["mistake"],

@@ -54,17 +54,18 @@ def _close(out64: torch.Tensor, ref: torch.Tensor, rtol: float, atol: float) -> 
     return ((out64 - ref).abs() <= atol + rtol * ref.abs()) | both_nan | same_inf
 
 
-def count_wrong(spec, args, out) -> tuple[int, int]:
+def count_wrong(spec, args, out, kwargs: dict | None = None) -> tuple[int, int]:
     """(elements of `out` outside the drill's tolerance of its float64 reference, elements of the reference), with
     atol x the drill's error scale where it has one, as in grading. A non-tensor or wrongly shaped `out` is wrong
     everywhere. Runs on the inputs' device (the speed gate's and `drill bench`'s large shapes stay on the GPU)."""
+    kw = spec.kwargs if kwargs is None else kwargs
     as64 = [t.double() for t in args]
-    ref = spec.reference(*as64, **spec.kwargs)
+    ref = spec.reference(*as64, **kw)
     if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(ref.shape):
         return int(ref.numel()), int(ref.numel())
     rtol, atol = spec.tolerance_for(str(out.dtype).replace("torch.", ""))
     if spec.error_scale is not None:
-        atol = atol * spec.error_scale(*as64, **spec.kwargs).reshape(-1)
+        atol = atol * spec.error_scale(*as64, **kw).reshape(-1)
     return int((~_close(out.double().reshape(-1), ref.reshape(-1), rtol, atol)).sum()), int(ref.numel())
 
 
@@ -217,6 +218,29 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
         if bm and bn:
             ev["tiles_2d"] = tile_grid(unwritten.view(out.shape), wrong.view(out.shape), bm, bn)
     return ev
+
+
+def store_counts(out, memory: Memory) -> np.ndarray | None:
+    """Interpreter evidence: how many store lanes of this call wrote each element of `out` (logical order, atomics
+    left out); None when `out` is not a buffer the call allocated. Lanes that left `out` are not counted here (they
+    are violations)."""
+    region = memory.region_of(out) if out.numel() else None
+    if region is None or region.kind != "alloc":
+        return None
+    offset = (out.data_ptr() - region.start) // region.elsize
+    logical = LogicalIndex(out)
+    counts = np.zeros(out.numel(), dtype=np.int64)
+    for _, _, elems, atomic in region.stored:
+        if not atomic:
+            counts += np.bincount(logical(elems - offset), minlength=out.numel())
+    return counts
+
+
+def footprint_counts(out, offsets) -> np.ndarray:
+    """Per logical element of `out`, how many of the storage `offsets` (from its first element) land on it: what a
+    Mistake.footprint predicts, in store_counts' terms."""
+    flat = np.asarray(torch.as_tensor(offsets).reshape(-1).to(torch.int64).cpu())
+    return np.bincount(LogicalIndex(out)(flat), minlength=out.numel())
 
 
 def on_edge(flat: np.ndarray, shape: tuple, bands: tuple) -> bool:

@@ -52,6 +52,15 @@ def explain(v, lang: str) -> tuple[str, str]:
     if mistake.get("fix"):  # a known mistake that carries the drill's own fix
         kw.update(wrong=d.get("wrong"), numel=d.get("numel"),
                   mistake=(mistake.get("name_zh") if lang == "zh" else None) or mistake.get("name"))
+        where = mistake.get("footprint")
+        if where:  # told by where the stores went, not by the values
+            out, never, twice = where["outside"], where["unwritten"], where["twice"]
+            counts = [phrase("footprint_never", lang, n=never) if never else "",
+                      phrase("footprint_twice", lang, n=twice) if twice else ""]
+            kw.update(where, counts=phrase("footprint_and", lang).join(c for c in counts if c),
+                      outside=phrase("footprint_outside", lang, n=out) if out else "")
+            what = pick(DIAGNOSES["mistake-footprint"]["what"], lang)
+            return _fmt(what, **kw), _fmt(pick(mistake["fix"], lang), **kw)
         return _fmt(pick(DIAGNOSES["mistake"]["what"], lang), **kw), _fmt(pick(mistake["fix"], lang), **kw)
     viol = d.get("violation") or {}
     own = spec.oob_texts.get(str(viol.get("tensor", "")).removeprefix("input ")) if viol else None

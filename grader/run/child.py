@@ -411,6 +411,8 @@ class CallRunner:
         got = out.detach().to("cpu", torch.float64)
         tolerance = self.spec.tolerance_for(str(out.dtype).replace("torch.", ""))
         for m in self.spec.mistakes:
+            if m.reference is None:  # told by its store footprint only (which_footprint)
+                continue
             try:
                 wrong = m.reference(*as64, meta=meta, **self.kwargs(probe))
             except Exception:  # noqa: BLE001 - a mistake model that does not apply here
@@ -418,6 +420,39 @@ class CallRunner:
             if wrong is not None and tuple(wrong.shape) == tuple(got.shape) \
                     and not matches(wrong, ref, tolerance) and matches(got, wrong, tolerance):
                 return {"name": m.name, "category": m.category, "refuted_by": list(m.refuted_by),
+                        **({"fix": m.fix} if m.fix else {}), **({"name_zh": m.name_zh} if m.name_zh else {})}
+        return None
+
+    def which_footprint(self, out, inputs, memory, launches, probe) -> dict | None:
+        """The first of the drill's known mistakes whose store footprint (Mistake.footprint: which elements of the
+        output its store lanes write, how many times each) is exactly the learner's, and not a right kernel's (every
+        element once). Interpreter evidence: where the values went, whatever values they were."""
+        import numpy as np
+
+        from grader.judge.evaluate import footprint_counts, store_counts
+
+        counts = store_counts(out, memory)
+        if counts is None or (counts == 1).all():
+            return None
+        meta = next((l.get("meta") for l in launches if l.get("meta")), {}) or {}
+        as64 = [t.double() for t in inputs]
+        for m in self.spec.mistakes:
+            if m.footprint is None:
+                continue
+            try:
+                offsets = m.footprint(out, *as64, meta=meta, **self.kwargs(probe))
+            except Exception:  # noqa: BLE001 - a mistake model that does not apply here
+                continue
+            if offsets is None:
+                continue
+            model = footprint_counts(out, offsets)
+            if not (model == 1).all() and np.array_equal(model, counts):
+                lines = {k: v for k, v in memory.region_of(out).store_lines.items() if k is not None}
+                return {"name": m.name, "category": m.category, "refuted_by": list(m.refuted_by),
+                        "line": max(lines, key=lines.get) if lines else None,
+                        "footprint": {"unwritten": int((counts == 0).sum()), "twice": int((counts > 1).sum()),
+                                      "outside": int(np.asarray(offsets).size - int(model.sum())),
+                                      "numel": int(counts.size)},
                         **({"fix": m.fix} if m.fix else {}), **({"name_zh": m.name_zh} if m.name_zh else {})}
         return None
 
@@ -504,6 +539,9 @@ class CallRunner:
         # Known mistakes are recognised at interpreter sizes: their float64 models would cost seconds at CUDA's.
         if ev.get("wrong") and spec.mistakes and not ev.get("unwritten") and ref.numel() <= MISTAKE_MAX_NUMEL:
             ev["mistake"] = self.which_mistake(out, inputs, ref, recorder.launches, probe)
+        if lanes and not ev.get("mistake") and (ev.get("wrong") or ev.get("unwritten")) \
+                and any(m.footprint for m in spec.mistakes) and ref.numel() <= MISTAKE_MAX_NUMEL:
+            ev["mistake"] = self.which_footprint(out, inputs, memory, recorder.launches, probe)
         for ext in extensions:  # y right: the first wrong gradient becomes the values evidence
             ext.judge(ev, inputs, memory, recorder.launches, lanes is not None, self.device, evaluate_output,
                       lanes.store_spans if lanes else None, lanes.issued if lanes else None)

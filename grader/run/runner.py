@@ -432,7 +432,7 @@ def line_of(call: dict, spec=None) -> int | None:
         return own
     if (d.get("no_device") or {}).get("line"):  # the allocation that has no device=
         return d["no_device"]["line"]
-    for key in ("violation", "exception", "masked_load"):
+    for key in ("violation", "exception", "masked_load", "mistake"):  # a mistake told by its stores: their line
         if d.get(key) and d[key].get("line"):
             return d[key]["line"]
     if d.get("ops"):

@@ -239,7 +239,8 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     say = say or progress_writer()
     size = spec.bench_size  # a numel (1-D drills) or a shape (row kernels)
     n = numel_of(size)
-    args = draw(spec, size, 12345, device)
+    kwargs = spec.kwargs if spec.bench_kwargs is None else spec.bench_kwargs
+    args = draw(spec, size, 12345, device, spec.bench_inputs)
     model = spec.byte_model(size) if spec.byte_model else None
     # Without a byte model's "fused": read every input once, write one output like the first input.
     fused_bytes = model["fused"] if model and model.get("fused") else \
@@ -255,11 +256,11 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     last = {}
 
     def candidate():
-        last["out"] = entry(*args, **spec.kwargs)
+        last["out"] = entry(*args, **kwargs)
 
     rows = [(f"your `{spec.entry}`", CANDIDATE, candidate),
-            ("eager PyTorch", EAGER, lambda: spec.eager(*args, **spec.kwargs))]
-    rows += [(label, REF, (lambda f=f: f(*args, **spec.kwargs))) for label, f in spec.speed_refs]
+            ("eager PyTorch", EAGER, lambda: spec.eager(*args, **kwargs))]
+    rows += [(label, REF, (lambda f=f: f(*args, **kwargs))) for label, f in spec.speed_refs]
     per_round = {label: [] for label, _, _ in rows}
     for r in range(ROUNDS):
         say(f"{size_label(size)}  round {r + 1}/{ROUNDS}")
@@ -267,7 +268,7 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
             per_round[label].append(bench_ms(fn))
     out = last.get("out")
     _sync(device)
-    wrong, out_numel = count_wrong(spec, args, out)  # "k of N elements differ": N is the output's, not 4096^3
+    wrong, out_numel = count_wrong(spec, args, out, kwargs)  # "k of N elements differ": N is the output's, not 4096^3
     peak = peak_gbps(device_name)
     peak_flops = peak_tflops(device_name) if flops else None
     table = []
@@ -293,15 +294,17 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
 
     small_n = numel_of(spec.small_size)
     say(f"{size_label(spec.small_size)}: device time and host wall time per call")
-    small_args = draw(spec, spec.small_size, 12346, device)
+    small_args = draw(spec, spec.small_size, 12346, device, spec.bench_inputs)
     small = {"n": small_n, "at": size_label(spec.small_size), "device_us": {}, "wall_us": {}}
-    fns = {CANDIDATE: lambda: entry(*small_args, **spec.kwargs), EAGER: lambda: spec.eager(*small_args, **spec.kwargs)}
+    fns = {CANDIDATE: lambda: entry(*small_args, **kwargs), EAGER: lambda: spec.eager(*small_args, **kwargs)}
     for role, fn in fns.items():
         small["device_us"][role] = 1e3 * median_of_medians([bench_ms(fn) for _ in range(3)])
         small["wall_us"][role] = 1e6 * wall_per_call_s(fn, device=device)
     small["launch_bound"] = launch_bound(small["device_us"][CANDIDATE], small["device_us"][EAGER],
                                          small["wall_us"][CANDIDATE], small["wall_us"][EAGER])
-    return {"n": n, "size": size, "at": size_label(size), "rounds": ROUNDS, "rows": table, "byte_model": model,
+    at = size_label(size) + (f" ({', '.join(f'{k}={v}' for k, v in spec.bench_kwargs.items())})"
+                             if spec.bench_kwargs else "")
+    return {"n": n, "size": size, "at": at, "rounds": ROUNDS, "rows": table, "byte_model": model,
             "fused_bytes": fused_bytes, "copy_gbps": bw / 1e9 if bw else None, "copy_cached": bw_cached,
             "peak_gbps": peak, "wrong": wrong, "out_numel": out_numel, "small": small, "flops": flops,
             "peak_tflops": peak_flops, "impossible_factor": IMPOSSIBLE, **verdict}

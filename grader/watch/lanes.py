@@ -199,6 +199,8 @@ class LaneChecker:
             elems = ((active[good] - np.uint64(r.start)) // np.uint64(r.elsize)).astype(np.int64)
             # Atomics may hit one element from many programs on purpose (split reductions): not duplicates.
             r.stored.append((self.launch, program_of(builder), elems, atomic))
+            line = learner_line(self.learner_file)
+            r.store_lines[line] = r.store_lines.get(line, 0) + int(elems.size)
         if good.all():
             return mask
         bad_lanes = np.zeros(m.shape, dtype=bool)

@@ -65,6 +65,7 @@ class Region:
     elsize: int = 4
     stored: list = field(default_factory=list)  # element indices written by Triton stores (interpreter only)
     masked: list = field(default_factory=list)  # element indices store lanes pointed at, masked off (interpreter)
+    store_lines: dict = field(default_factory=dict)  # learner's line -> store lanes written here from it (interpreter)
     no_device_line: int | None = None   # allocated by a factory call with no device= (CPU on a GPU machine), here
 
     def guard_hits(self) -> dict:
@@ -95,7 +96,7 @@ class Memory:
         self._starts = None
         self._ends = None
         for r in carried:
-            r.stored, r.masked = [], []  # stores are evidence of the call at hand only
+            r.stored, r.masked, r.store_lines = [], [], {}  # stores are evidence of the call at hand only
             self.regions.append(r)
         if self.regions:
             self._index()

@@ -1,6 +1,7 @@
 # drill: conv2d
 # expect: indexing
 # The input index is computed as for stride 1: the stride is left out.
+# says: the input index was computed for stride 1
 import torch
 import triton
 import triton.language as tl

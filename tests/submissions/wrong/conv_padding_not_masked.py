@@ -1,6 +1,7 @@
 # drill: conv2d
 # expect: mask
 # Padding taps are read unmasked: only the channel and row bounds are masked (w = -1 reads the previous row).
+# says: the padding taps were not masked
 import torch
 import triton
 import triton.language as tl

@@ -1,6 +1,7 @@
 # drill: conv2d
 # expect: indexing
 # The stride multiplies the filter offset.
+# says: the stride was applied to the filter offset
 import torch
 import triton
 import triton.language as tl
