@@ -62,6 +62,10 @@ REBUTTAL = re.compile(
     r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了|是编的|是虚构的|虚构", re.I)
 # A claim in the antecedent of a conditional is not asserted: "if you floor-divide instead, the tail is lost".
 CONDITIONAL = re.compile(r"\b(?:if|suppose|say you)\b|要是|如果|假如|假设|若是|万一|一旦写成", re.I)
+# A claim someone else makes is reported, not asserted: "the guide says the grid is capped at 48, which ...".
+REPORTED = re.compile(r"\b(?:the guide(?:'s)?|guide \d+|some people|people (?:think|say|believe)|a common (?:myth|mistake|"
+                      r"misconception)|(?:it|one) is often said)\b|指南(?:说|里|的|认为)|有人(?:说|认为|以为)|常见的?(?:误解|错误|说法)|"
+                      r"很多人(?:以为|认为|觉得)", re.I)
 WRONG_LABEL = re.compile(r"^\s*(?:wrong|incorrect|bogus|错误的?|错的|不存在的)[^:]{0,30}:", re.I)  # "Wrong API names: a, b"
 _CLAUSE = T.CLAUSE
 
@@ -250,6 +254,30 @@ def compile_claim(claim_id: str, data: dict) -> Claim:
                  concepts=alts)
 
 
+CONTRARY = {"claim": {"en": "contradicts a key point: {point}", "zh": "与要点相反：{point}"},
+            "why": {"en": "In fact: {fact}.", "zh": "事实是：{fact}。"}}
+
+
+def compile_contrary(claim_id: str, point: dict, fact, alternatives: list) -> Claim:
+    """A key point's (or a model-answer fact's) contrary: the proposition said the other way round, as concept parts
+    ("the GPU catches it at once" for "it fails silently"). Each alternative is a list of terms, all asserted in one
+    clause, or {all, none, within, none_in} as for a claim's `concepts`. Found, it fails the answer: "you said X; in
+    fact Y", Y being the point (or FACT, where the point alone does not say why X is false)."""
+    alts = []
+    for a in alternatives:
+        if isinstance(a, str):
+            a = [a]
+        alts.append({"all": list(a), "within": "clause"} if isinstance(a, list) else dict(a))
+    fact = fact or point
+    data = {"claim": {lang: CONTRARY["claim"][lang].format(point=pick(point, lang)) for lang in ("en", "zh")},
+            "why": {lang: CONTRARY["why"][lang].format(fact=pick(fact, lang).rstrip("。. ")) for lang in ("en", "zh")},
+            "concepts": alts}
+    return compile_claim(claim_id, data)
+
+
+
+
+
 def matcher_for(cid: str, cp: dict) -> Matcher:
     """Compile one checkpoint's rubric and claims. Raises (KeyError, ValueError, re.error) on bad data."""
     points = []
@@ -269,6 +297,12 @@ def matcher_for(cid: str, cp: dict) -> Matcher:
                             required=bool(item.get("required")), denial_is_wrong=item.get("denial") == "wrong",
                             either=either == "either"))
     found = []
+    for i, item in enumerate(cp.get("rubric") or []):
+        if item.get("contrary"):
+            found.append(compile_contrary(f"{cid}:contrary-{i + 1}", item.get("point") or {}, item.get("fact"),
+                                          item["contrary"]))
+    for j, fact in enumerate(cp.get("facts") or []):
+        found.append(compile_contrary(f"{cid}:fact-{j + 1}", fact.get("fact") or {}, None, fact.get("contrary") or []))
     table = claims()
     for entry in cp.get("wrong") or []:
         if isinstance(entry, str):
@@ -357,10 +391,12 @@ def _denied(sentence: str, m: re.Match, negative: bool) -> bool:
     return not negative and NEGATION.search(m.group(0)) is not None
 
 
-def _concept_hit(d: T.Doc, alt: tuple, sent: tuple) -> bool:
+def _concept_hit(d: T.Doc, alt: tuple, sent: tuple, sent_end: int | None = None) -> bool:
     """Every `all` part asserted in the sentence, no `none` term in the clauses they span, not in the antecedent of a
-    conditional, no rebuttal right after."""
+    conditional, not reported speech ("the guide says ..."), no rebuttal right after (SENT_END: the end of the
+    sentence, where SENT is one of its clauses)."""
     parts, none, in_clause, none_in_sentence = alt
+    sent_end = sent[1] if sent_end is None else sent_end
     if none_in_sentence and any(p.search(d.text, sent[0], sent[1]) for p in none):
         return False
     if in_clause:
@@ -369,7 +405,7 @@ def _concept_hit(d: T.Doc, alt: tuple, sent: tuple) -> bool:
             clauses.append((pos, c.start()))
             pos = c.end()
         clauses.append((pos, sent[1]))
-        return any(_concept_hit(d, (parts, none, False, False), c) for c in clauses if c[1] > c[0])
+        return any(_concept_hit(d, (parts, none, False, False), c, sent[1]) for c in clauses if c[1] > c[0])
     spans = []
     for part in parts:
         occ = [(a, b) for a, b, ok in _occurrences(d, part, sent) if ok]
@@ -380,11 +416,11 @@ def _concept_hit(d: T.Doc, alt: tuple, sent: tuple) -> bool:
     lo, hi = T.clause_start(d, sent[0], first), T.clause_end(d, last, sent[1])
     if any(p.search(d.text, lo, hi) for p in none):
         return False
-    if CONDITIONAL.search(d.text, lo, first):
+    if CONDITIONAL.search(d.text, lo, first) or REPORTED.search(d.text, sent[0], first):
         return False
     # a rebuttal counts in the rest of the claim's clause and the next one ("..., which is wrong"), not three
     # clauses on, where it is about something else ("..., otherwise the result is wrong")
-    stop = T.clause_end(d, min(hi + 1, sent[1]), sent[1])
+    stop = T.clause_end(d, min(hi + 1, sent_end), sent_end)
     s = d.text[sent[0]:sent[1]]
     return not (REBUTTAL.search(d.text, last, stop) or WRONG_LABEL.search(s))
 
@@ -431,9 +467,15 @@ def _literals(term) -> list[str]:
 def register_words() -> int:
     """Give jieba the data's Chinese terms as words, so it does not cut them (归约维, 访存合并)."""
     words = [w for terms in concepts().values() for w in _literals(terms)]
+    def contrary_words(alts):
+        return [w for a in alts or [] for w in (_literals(a) if isinstance(a, (list, str)) else
+                                                _literals(a.get("all") or []) + _literals(a.get("none") or []))]
+
     for cp in checkpoints().values():
         for item in cp.get("rubric") or []:
-            words += _literals(item.get("match") or [])
+            words += _literals(item.get("match") or []) + contrary_words(item.get("contrary"))
+        for fact in cp.get("facts") or []:
+            words += contrary_words(fact.get("contrary"))
     for c in claims().values():
         for alt in c.get("concepts") or []:
             words += _literals(alt.get("all") or []) + _literals(alt.get("none") or [])

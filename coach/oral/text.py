@@ -188,10 +188,24 @@ def _en_negated(scope: str) -> bool:
     return EN_BREAK.search(scope, last.end()) is None
 
 
+def _glued_negator(d: Doc, start: int) -> bool:
+    """jieba glued a negator to the phrase that starts at START (不是近似, 不改变结果): the part of START's word before
+    it is, or ends with, a negator."""
+    if d.tokens is None:
+        return False
+    for a, b, w in d.tokens:
+        if a < start < b:
+            head = d.text[a:start]
+            return head in ZH_NEG or any(head.endswith(n) for n in ZH_NEG)
+        if a >= start:
+            break
+    return False
+
+
 def negated_before(d: Doc, sent_start: int, start: int) -> bool:
     """Whether a negator governs the text that starts at START (see the module docstring)."""
     cs = clause_start(d, sent_start, start)
-    if _zh_negated(d, max(cs, start - ZH_WINDOW), start):
+    if _glued_negator(d, start) or _zh_negated(d, max(cs, start - ZH_WINDOW), start):
         return True
     return _en_negated(d.text[max(cs, start - EN_WINDOW):start])
 
