@@ -207,6 +207,8 @@ def negated_before(d: Doc, sent_start: int, start: int) -> bool:
     cs = clause_start(d, sent_start, start)
     if _glued_negator(d, start) or _zh_negated(d, max(cs, start - ZH_WINDOW), start):
         return True
+    if d.text[max(0, cs - 7):cs].lower() == "instead" and re.match(r"\s*of\s*$", d.text[cs:start], re.I):
+        return True  # "O(S) instead of O(S^2)": "instead" ends a clause, but "instead of" denies what follows
     return _en_negated(d.text[max(cs, start - EN_WINDOW):start])
 
 
