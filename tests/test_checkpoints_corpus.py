@@ -51,7 +51,7 @@ def test_every_checkpoint_has_five_answers_of_each_kind_in_both_languages():
 
 
 SETS = {"corpus": ORAL, "holdout": ORAL / "holdout", "holdout2": ORAL / "holdout2", "holdout4": ORAL / "holdout4",
-        "probes19": ORAL / "probes19"}
+        "probes19": ORAL / "probes19", "probes19b": ORAL / "probes19b", "probes19c": ORAL / "probes19c"}
 
 
 @pytest.mark.parametrize("lang", LANGS)
