@@ -38,6 +38,9 @@ LABELS = {
     "rule": {"en": "Rule: {rule}", "zh": "规则：{rule}"},
     "denied": {"en": "(denied)", "zh": "（被否定）"},
     "why": {"en": "  why: {why}", "zh": "  原因：{why}"},
+    "fallback": {"en": "drill: jieba is not installed, so the Chinese was cut into words by drill's own fallback (coarser); "
+                       "pip install jieba for the exact segmentation",
+                 "zh": "drill：没有安装 jieba，中文用 drill 自带的备用分词（较粗）切分；pip install jieba 可得到准确分词"},
 }
 
 
@@ -135,7 +138,7 @@ def print_score(s: scoring.Score, lang: str) -> None:
 
 def score_answer(cid: str | None, answer: str, lang: str, as_json: bool = False) -> int:
     """Score one typed answer: exit 0 when it passes, 1 when not, 2 when CID is not a checkpoint id, 3 when drill
-    itself cannot score it (jieba missing for a Chinese answer)."""
+    itself cannot score it. Without jieba a Chinese answer is scored with the fallback segmenter, and that is said."""
     if cid not in checkpoints():
         console(stderr=True).print(LABELS["need_id"][lang].format(name=cid), markup=False)
         return EXIT_USAGE
@@ -146,6 +149,8 @@ def score_answer(cid: str | None, answer: str, lang: str, as_json: bool = False)
     except scoring.T.SegmenterMissing as e:  # drill's install, not the answer: no verdict is shown
         console(stderr=True).print(str(e), markup=False, soft_wrap=True)
         return EXIT_INTERNAL
+    if s.segmenter == "fallback":  # drill's install: said, and the verdict still shown (docs/oral.md measures it)
+        console(stderr=True).print(LABELS["fallback"][lang], markup=False, soft_wrap=True)
     if as_json:
         print(json.dumps(s.to_json(lang), ensure_ascii=False))
     else:

@@ -334,6 +334,7 @@ class Score:
     need: int = 0
     required: list = field(default_factory=list)      # indices of the points that must be found
     empty: bool = False
+    segmenter: str | None = None                      # 'jieba' or 'fallback' for an answer with Chinese, else None
 
     @property
     def covered(self) -> list[int]:
@@ -344,8 +345,11 @@ class Score:
         return [i for i in self.required if not self.points[i]["found"]]
 
     def to_json(self, lang: str = "en") -> dict:
-        return {"id": self.cid, "passed": self.passed, "points": self.points, "wrong_claims": self.wrong_claims,
-                "need": self.need, "rule": rule(self, lang)}
+        out = {"id": self.cid, "passed": self.passed, "points": self.points, "wrong_claims": self.wrong_claims,
+               "need": self.need, "rule": rule(self, lang)}
+        if self.segmenter:
+            out["segmenter"] = self.segmenter
+        return out
 
 
 def _occurrences(d: T.Doc, part: Part, sent: tuple):
@@ -507,7 +511,7 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
     required_ok = all(points[i]["found"] for i in required)
     passed = not empty and not wrong and required_ok and covered >= m.need
     return Score(cid=m.cid, passed=passed, points=points, wrong_claims=wrong, need=m.need, required=required,
-                 empty=empty)
+                 empty=empty, segmenter=None if d.tokens is None else T.segmenter())
 
 
 DENIAL = {"claim": {"en": "denies a key point: {point}", "zh": "否认了一个要点：{point}"},
