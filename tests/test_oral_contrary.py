@@ -1,5 +1,5 @@
 """coach/oral: each key point carries its contrary (the point said the other way round, as concept parts in both
-languages, prompts.yaml `rubric[].contrary`, or a model-answer fact's under `facts`). A clause that asserts one fails
+languages, prompts.yaml `rubric[].contrary`). A clause that asserts one fails
 the answer with "you said X; in fact Y", whatever else the answer covers; the same words said truly, denied,
 reported ("the guide says") or rebutted are not caught. Issue 19: the blind round-4 answers that still passed each
 stated the true points plus one such falsehood."""
@@ -14,7 +14,7 @@ CHECKPOINTS = checkpoints()
 
 
 def contraries(cid: str, answer: str, lang: str) -> list[str]:
-    return [w["id"] for w in scoring.score(cid, answer, lang).wrong_claims if ":contrary-" in w["id"] or ":fact-" in w["id"]]
+    return [w["id"] for w in scoring.score(cid, answer, lang).wrong_claims if ":contrary-" in w["id"]]
 
 
 def test_every_checkpoint_has_contraries_that_compile():
@@ -96,7 +96,7 @@ def test_the_message_says_what_was_said_and_what_is_true():
     w = [w for w in s.wrong_claims if w["id"] == "why-mask:contrary-3"][0]
     assert "catches that right away" in w["quote"]
     assert w["claim"].startswith("contradicts a key point: it fails silently")
-    assert w["why"].startswith("In fact: it fails silently")
+    assert w["why"].startswith("In fact: out-of-bounds lanes usually fail silently") and "352 floats" in w["why"]
     zh = scoring.score("why-mask", "没有 mask 的话越界访问会立刻触发 illegal memory access。", "zh").wrong_claims
     assert any(x["claim"].startswith("与要点相反：") and x["why"].startswith("事实是：") for x in zh)
 

@@ -31,7 +31,13 @@ term asserted in one sentence (or clause) with no `none` term in the clauses the
 candidate denies it: a negation earlier in the same clause or inside the matched text ("program_id is not
 threadIdx"), or a rebuttal after it in the sentence ("... which only holds for the guide's example"). Pattern claims
 that are themselves negative statements ("there is no erf") set `negative: true` and are only cancelled by a
-rebuttal. An answer passes when it makes no wrong claim and shows at least `need` key points (default: half of them,
+rebuttal.
+
+A key point may carry its `contrary` (the point said the other way round, as concept parts in both languages: "the
+GPU catches it at once" for "it fails silently", "persistent for long rows" for "persistent when the row fits"): each
+alternative is a term, a list of terms asserted in one clause, or {all, none, within, none_in} as above. A contrary
+found is a wrong claim, `ID:contrary-N`: "contradicts a key point: <point>", why "In fact: <point, or the item's
+`fact`>", quoting the learner's sentence. An answer passes when it makes no wrong claim and shows at least `need` key points (default: half of them,
 rounded up) including every `required` one; `rule()` says so in words.
 """
 from __future__ import annotations
@@ -260,10 +266,10 @@ CONTRARY = {"claim": {"en": "contradicts a key point: {point}", "zh": "与要点
 
 
 def compile_contrary(claim_id: str, point: dict, fact, alternatives: list) -> Claim:
-    """A key point's (or a model-answer fact's) contrary: the proposition said the other way round, as concept parts
-    ("the GPU catches it at once" for "it fails silently"). Each alternative is a list of terms, all asserted in one
-    clause, or {all, none, within, none_in} as for a claim's `concepts`. Found, it fails the answer: "you said X; in
-    fact Y", Y being the point (or FACT, where the point alone does not say why X is false)."""
+    """A key point's contrary: the proposition said the other way round, as concept parts ("the GPU catches it at
+    once" for "it fails silently"). Each alternative is a term or a list of terms, all asserted in one clause, or
+    {all, none, within, none_in} as for a claim's `concepts`. Found, it fails the answer: "you said X; in fact Y", Y
+    being the point (or the rubric item's `fact`, where the point alone does not say why X is false)."""
     alts = []
     for a in alternatives:
         if isinstance(a, str):
@@ -274,8 +280,6 @@ def compile_contrary(claim_id: str, point: dict, fact, alternatives: list) -> Cl
             "why": {lang: CONTRARY["why"][lang].format(fact=pick(fact, lang).rstrip("。. ")) for lang in ("en", "zh")},
             "concepts": alts}
     return compile_claim(claim_id, data)
-
-
 
 
 
@@ -302,8 +306,6 @@ def matcher_for(cid: str, cp: dict) -> Matcher:
         if item.get("contrary"):
             found.append(compile_contrary(f"{cid}:contrary-{i + 1}", item.get("point") or {}, item.get("fact"),
                                           item["contrary"]))
-    for j, fact in enumerate(cp.get("facts") or []):
-        found.append(compile_contrary(f"{cid}:fact-{j + 1}", fact.get("fact") or {}, None, fact.get("contrary") or []))
     table = claims()
     for entry in cp.get("wrong") or []:
         if isinstance(entry, str):
@@ -479,8 +481,6 @@ def register_words() -> int:
     for cp in checkpoints().values():
         for item in cp.get("rubric") or []:
             words += _literals(item.get("match") or []) + contrary_words(item.get("contrary"))
-        for fact in cp.get("facts") or []:
-            words += contrary_words(fact.get("contrary"))
     for c in claims().values():
         for alt in c.get("concepts") or []:
             words += _literals(alt.get("all") or []) + _literals(alt.get("none") or [])
