@@ -27,7 +27,8 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 
 # English negators (word-edged); "not only / not just" affirm and are removed before the search.
 EN_NEG = re.compile(
-    r"\b(?:non|not|no|never|neither|nor|nothing|none|cannot|without|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
+    r"\b(?:(?:there(?:'s| is) )?no (?:rule|requirement|reason|law|guarantee) that|(?:it's |it is )?not true that|"
+    r"non|not|no|never|neither|nor|nothing|none|cannot|without|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
     r"won't|can't|shouldn't|wouldn't|needn't|hardly|rather than|instead of|unlike)\b", re.I)
 EN_AFFIRM = re.compile(r"\bnot\s+(?:only|just|merely|simply)\b|\bno\s+(?:more|less)\s+than\b|\bnot\s+until\b", re.I)
 # A negator's scope ends at these (the negated part is over, a new predicate starts).
