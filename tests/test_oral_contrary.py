@@ -133,3 +133,13 @@ def test_a_glued_negator_is_read_where_jieba_joins_it():
     assert T.negated_before(d, 0, start)
     d = T.doc("结果是近似")
     assert not T.negated_before(d, 0, d.text.index("近似"))
+
+
+def test_the_mock_review_names_a_contrary_in_the_session_language():
+    s = scoring.score("why-mask", "没有 mask 的话越界访问会立刻触发 illegal memory access。")  # the mock scores in "en"
+    w = [w for w in s.wrong_claims if w["id"] == "why-mask:contrary-3"][0]
+    claim, why = scoring.claim_text("why-mask", w["id"], "zh")
+    assert claim.startswith("与要点相反：错误是静默的") and why.startswith("事实是：越界的 lane 通常静默出错")
+    assert scoring.claim_text("why-mask", "no-mask-errors", "zh")[0].startswith("没有 mask")
+    assert scoring.claim_text("program-id-is-a-tile", "program-id-is-a-tile:denies-point-2", "zh")[0].startswith("否认了一个要点")
+    assert scoring.claim_text("why-mask", "why-mask:contrary-99", "zh") is None

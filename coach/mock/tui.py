@@ -57,6 +57,7 @@ T = {
     "working": {"en": "Working:", "zh": "计算过程："},
     "wrong_claim": {"en": "Wrong: {claim}", "zh": "错误：{claim}"},
     "why": {"en": "  why: {why}", "zh": "  原因：{why}"},
+    "you_said": {"en": "  you said: “{quote}”", "zh": "  你说的是：“{quote}”"},
     "how_answer": {"en": "Type your answer and press Enter — or say it aloud, then just press Enter.",
                    "zh": "输入你的回答后按回车；也可以先大声说出来，然后直接按回车。"},
     "warning_code": {"en": "{left} s of coding left.", "zh": "编程时间还剩 {left} 秒。"},
@@ -276,9 +277,11 @@ class TerminalUI:
             mark = ("✓" if i in q.covered else "✗") if q.answer_text else "·"
             self.say(f"  {mark} {pick(p.get('point'), lang)}")
         for w in getattr(q.score, "wrong_claims", None) or []:
-            claim = (M.scoring.claims().get(w["id"]) or {})
-            self.say(tr("wrong_claim", lang, claim=pick(claim.get("claim"), lang) or w["claim"]), style="red")
-            self.say(tr("why", lang, why=pick(claim.get("why"), lang) or w["why"]))
+            claim, why = M.scoring.claim_text(q.cid, w["id"], lang) or (w["claim"], w["why"])
+            self.say(tr("wrong_claim", lang, claim=claim), style="red")
+            if w.get("quote"):
+                self.say(tr("you_said", lang, quote=w["quote"]), style="dim")
+            self.say(tr("why", lang, why=why))
         self.say(M.verdict.review_line(q.score, bool(q.answer_text), lang), style="dim")
         self.say(tr("rate", lang), style="bold")
 

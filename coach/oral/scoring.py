@@ -519,6 +519,23 @@ DENIAL = {"claim": {"en": "denies a key point: {point}", "zh": "否认了一个�
                   "zh": "这个要点是对的（{point}）；参考答案里有解释。"}}
 
 
+def claim_text(cid: str, claim_id: str, lang: str) -> tuple[str, str] | None:
+    """(claim, why) of a wrong claim found for checkpoint CID, in LANG: a listed claim, a key point's contrary
+    (`CID:contrary-N`) or a denied point (`CID:denies-point-N`); None for an id it does not know."""
+    if claim_id in claims():
+        data = claims()[claim_id]
+        return pick(data.get("claim"), lang), pick(data.get("why"), lang)
+    m = matcher(cid)
+    for c in m.claims:
+        if c.cid == claim_id:
+            return pick(c.claim, lang), pick(c.why, lang)
+    head, _, n = claim_id.rpartition(":denies-point-")
+    if head == cid and n.isdigit() and 0 < int(n) <= len(m.points):
+        text = pick(m.points[int(n) - 1].text, lang)
+        return pick(DENIAL["claim"], lang).format(point=text), pick(DENIAL["why"], lang).format(point=text)
+    return None
+
+
 def score(cid: str, answer: str, lang: str = "en") -> Score:
     """Score ANSWER for checkpoint CID (KeyError for an unknown id)."""
     return score_text(matcher(cid), answer, lang)
