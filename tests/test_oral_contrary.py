@@ -126,6 +126,20 @@ def test_denied_reported_or_rebutted_contraries_are_not_caught(cid, lang, text):
     assert not contraries(cid, text, lang), text
 
 
+@pytest.mark.parametrize("cid, lang, text", [
+    ("flashattention-io-aware", "en", "Approximate attention methods such as Linformer lose accuracy; FlashAttention is exact."),
+    ("flashattention-io-aware", "en", "With causal masking it also skips most of the blocks above the diagonal."),
+    ("fusion-saves-hbm-round-trip", "en", "Fusion does not change the FLOPs, only the bytes moved."),
+    ("fusion-saves-hbm-round-trip", "en", "The result doesn't change, only the traffic."),
+    ("why-mask", "en", "Without the mask an overrun can look harmless while it corrupts the neighbour."),
+    ("compile-cache", "en", "The first call compiles everything from scratch: Dynamo, AOTAutograd, Inductor, Triton."),
+    ("softmax-max-subtraction", "zh", "和近似方法不同，减最大值是精确的。"),
+    ("xblock-warps-grid", "en", "There's no rule that num_warps must be at least XBLOCK/32."),
+])
+def test_true_sentences_in_a_contrarys_words_are_not_caught(cid, lang, text):
+    assert not contraries(cid, text, lang), text
+
+
 def test_a_glued_negator_is_read_where_jieba_joins_it():
     scoring.register_words()
     d = T.doc("是精确的，不是近似")
