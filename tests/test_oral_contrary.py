@@ -135,6 +135,12 @@ def test_denied_reported_or_rebutted_contraries_are_not_caught(cid, lang, text):
     ("compile-cache", "en", "The first call compiles everything from scratch: Dynamo, AOTAutograd, Inductor, Triton."),
     ("softmax-max-subtraction", "zh", "和近似方法不同，减最大值是精确的。"),
     ("xblock-warps-grid", "en", "There's no rule that num_warps must be at least XBLOCK/32."),
+    ("flashattention-io-aware", "en", "Eager attention memory is O(S^2) because it materialises S."),
+    ("flashattention-io-aware", "zh", "普通 attention 的显存也是 O(S²)。"),
+    ("compiled-vs-eager-numerics", "en", "A test that demands bitwise equality with eager will fail."),
+    ("tile-reuse", "en", "The step intensity is 2*BM*BN*BK / (2*BK*(BM+BN)) = BM*BN/(BM+BN)."),
+    ("compile-chain", "zh", "Triton kernel 的求导由 AOTAutograd 负责。"),
+    ("tile-in-sram", "en", "There is no limit on how many programs the grid can have, but a block has at most 2^20 elements."),
 ])
 def test_true_sentences_in_a_contrarys_words_are_not_caught(cid, lang, text):
     assert not contraries(cid, text, lang), text
