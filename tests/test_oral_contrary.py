@@ -141,6 +141,8 @@ def test_denied_reported_or_rebutted_contraries_are_not_caught(cid, lang, text):
     ("tile-reuse", "en", "The step intensity is 2*BM*BN*BK / (2*BK*(BM+BN)) = BM*BN/(BM+BN)."),
     ("compile-chain", "zh", "Triton kernel 的求导由 AOTAutograd 负责。"),
     ("tile-in-sram", "en", "There is no limit on how many programs the grid can have, but a block has at most 2^20 elements."),
+    ("why-mask", "en", "An unmasked kernel rarely crashes; it always fails silently."),
+    ("why-mask", "en", "A lane-exact checker always catches it, a plain allclose does not."),
 ])
 def test_true_sentences_in_a_contrarys_words_are_not_caught(cid, lang, text):
     assert not contraries(cid, text, lang), text
