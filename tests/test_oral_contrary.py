@@ -28,10 +28,19 @@ def test_every_checkpoint_has_contraries_that_compile():
                 assert c.claim.get("en") and c.claim.get("zh") and c.why.get("en") and c.why.get("zh"), c.cid
 
 
-def test_the_model_answers_assert_no_contrary():
-    for cid, cp in CHECKPOINTS.items():
-        for lang in ("en", "zh"):
-            assert not contraries(cid, cp["answer"][lang], lang), (cid, lang)
+def test_no_true_text_of_the_data_asserts_a_contrary_of_any_checkpoint():
+    """Every model answer is true: none may say a contrary, of its own checkpoint or of another (a learner brings in
+    neighbouring facts: "the bytes are the same", "any power-of-two block"). The claims' corrections (`why`) were
+    checked the same way once (2026-12-01, no hit); they are left out here for the suite's time."""
+    texts = [(lang, cp["answer"][lang]) for cp in CHECKPOINTS.values() for lang in ("en", "zh")]
+    scoring.register_words()
+    docs = [T.doc(t) for _, t in texts]
+    found = []
+    for cid in CHECKPOINTS:
+        cons = [c for c in scoring.matcher(cid).claims if ":contrary-" in c.cid]
+        for d in docs:
+            found += [(c.cid, quote) for c, quote in scoring.find_claims(cons, d)]
+    assert not found, found
 
 
 # (checkpoint, point number, lang, a clause asserting the point's contrary, a true sentence with the same words)
