@@ -3,7 +3,10 @@
 tests/oral/*.yaml was written before the matchers, which were then adjusted with general synonyms. holdout/ was
 written after, in other voices, measured, then used for general fixes; holdout2/ was written after those and measured
 before any further change: its first figures are the honest estimate. holdout4/ is the seen half of the round-4
-holdout (issue 19), written by a helper who never read the matchers, scored before the changes it led to. docs/oral.md
+holdout (issue 19), written by a helper who never read the matchers, scored before the changes it led to; holdout4u/
+its unseen half, measured before and after the contraries were written, then used to write them. probes19b/ and
+probes19c/ are wrong answers in the blind sets' pattern (true points plus one confident falsehood) written by the
+author of the contraries, each set scored before its contraries were written. docs/oral.md
 records all of them (`python tests/test_checkpoints_corpus.py` prints the current ones). Each set meets the goal in
 each language separately."""
 from __future__ import annotations
@@ -51,7 +54,8 @@ def test_every_checkpoint_has_five_answers_of_each_kind_in_both_languages():
 
 
 SETS = {"corpus": ORAL, "holdout": ORAL / "holdout", "holdout2": ORAL / "holdout2", "holdout4": ORAL / "holdout4",
-        "probes19": ORAL / "probes19"}
+        "probes19": ORAL / "probes19", "probes19b": ORAL / "probes19b", "probes19c": ORAL / "probes19c",
+        "holdout4u": ORAL / "holdout4u", "probes19d": ORAL / "probes19d", "probes19e": ORAL / "probes19e", "probes19f": ORAL / "probes19f"}
 
 
 @pytest.mark.parametrize("lang", LANGS)

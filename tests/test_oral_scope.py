@@ -203,11 +203,21 @@ def test_the_mock_scorecard_says_the_rule_and_that_aloud_is_not_checked(tmp_path
     assert "self-rated 4/5, not checked" in out.getvalue() and "1/3 points, needs 2" in out.getvalue()
 
 
-def test_a_missing_segmenter_is_drills_error_not_a_verdict(monkeypatch):
+def test_a_missing_segmenter_degrades_to_the_fallback_and_says_so(monkeypatch):
+    """The GPU image has no jieba: a Chinese answer is still scored (the fallback segmenter), the output says so, and
+    on these answers the verdict is jieba's."""
     import builtins
     from click.testing import CliRunner
     import cli
 
+    answers = ["最后一块越界读写",
+               "n 往往不是 BLOCK_SIZE 的倍数，最后一块会越过末尾。mask 把这些 lane 关掉，被 mask 的 lane 不访问内存；"
+               "没有 mask 就越界读写，而且不一定崩溃，数值可能照样通过。",
+               "最后一块越过 n，mask 把 lane 关掉，不访问内存。没有 mask 的话越界访问会立刻触发 illegal memory access，程序直接挂掉。",
+               "mask 主要是为了性能，不加只是慢一点。"]
+    with_jieba = [CliRunner().invoke(cli.main, ["checkpoints", "why-mask", "--lang", "zh", "--answer", a]).exit_code
+                  for a in answers]
+    assert with_jieba == [0, 0, 1, 1]
     real = builtins.__import__
 
     def no_jieba(name, *a, **k):
@@ -217,11 +227,14 @@ def test_a_missing_segmenter_is_drills_error_not_a_verdict(monkeypatch):
     T._jieba.cache_clear()
     monkeypatch.setattr(builtins, "__import__", no_jieba)
     try:
-        r = CliRunner().invoke(cli.main, ["checkpoints", "why-mask", "--lang", "zh", "--answer", "最后一块越界读写"])
-        assert r.exit_code == 3 and "pip install jieba" in r.output and "Traceback" not in r.output
-        assert "未通过" not in r.output and "通过" not in r.output.split("jieba")[0]
+        assert T.segmenter() == "fallback"
+        for a, code in zip(answers, with_jieba):
+            r = CliRunner().invoke(cli.main, ["checkpoints", "why-mask", "--lang", "zh", "--answer", a])
+            assert r.exit_code == code and "pip install jieba" in r.output and "Traceback" not in r.output, r.output
+            assert ("未通过" in r.output) == (code == 1)
+        assert scoring.score("why-mask", "不需要对齐", "zh").segmenter == "fallback"
         r = CliRunner().invoke(cli.main, ["checkpoints", "why-mask", "--answer", "the last tile runs past n"])
-        assert r.exit_code == 1  # an English answer needs no segmenter
+        assert r.exit_code == 1 and "jieba" not in r.output  # an English answer needs no segmenter
     finally:
         monkeypatch.undo()
         T._jieba.cache_clear()

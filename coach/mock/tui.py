@@ -208,9 +208,11 @@ class TerminalUI:
             mark = ("✓" if i in q.covered else "✗") if q.answer_text else "·"
             self.say(f"  {mark} {pick(p.get('point'), lang)}")
         for w in getattr(q.score, "wrong_claims", None) or []:
-            claim = (M.scoring.claims().get(w["id"]) or {})
-            self.say(tr("wrong_claim", lang, claim=pick(claim.get("claim"), lang) or w["claim"]), style="red")
-            self.say(tr("why", lang, why=pick(claim.get("why"), lang) or w["why"]))
+            claim, why = M.scoring.claim_text(q.cid, w["id"], lang) or (w["claim"], w["why"])
+            self.say(tr("wrong_claim", lang, claim=claim), style="red")
+            if w.get("quote"):
+                self.say(tr("you_said", lang, quote=w["quote"]), style="dim")
+            self.say(tr("why", lang, why=why))
         self.say(M.verdict.review_line(q.score, bool(q.answer_text), lang), style="dim")
         self.say(tr("rate", lang), style="bold")
 

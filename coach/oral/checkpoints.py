@@ -113,7 +113,7 @@ def print_score(s: scoring.Score, lang: str) -> None:
 
 def score_answer(cid: str | None, answer: str, lang: str, as_json: bool = False) -> int:
     """Score one typed answer: exit 0 when it passes, 1 when not, 2 when CID is not a checkpoint id, 3 when drill
-    itself cannot score it (jieba missing for a Chinese answer)."""
+    itself cannot score it. Without jieba a Chinese answer is scored with the fallback segmenter, and that is said."""
     if cid not in checkpoints():
         console(stderr=True).print(LABELS["need_id"][lang].format(name=cid), markup=False)
         return EXIT_USAGE
@@ -124,6 +124,8 @@ def score_answer(cid: str | None, answer: str, lang: str, as_json: bool = False)
     except scoring.T.SegmenterMissing as e:  # drill's install, not the answer: no verdict is shown
         console(stderr=True).print(str(e), markup=False, soft_wrap=True)
         return EXIT_INTERNAL
+    if s.segmenter == "fallback":  # drill's install: said, and the verdict still shown (docs/oral.md measures it)
+        console(stderr=True).print(LABELS["fallback"][lang], markup=False, soft_wrap=True)
     if as_json:
         print(json.dumps(s.to_json(lang), ensure_ascii=False))
     else:

@@ -31,7 +31,13 @@ term asserted in one sentence (or clause) with no `none` term in the clauses the
 candidate denies it: a negation earlier in the same clause or inside the matched text ("program_id is not
 threadIdx"), or a rebuttal after it in the sentence ("... which only holds for the guide's example"). Pattern claims
 that are themselves negative statements ("there is no erf") set `negative: true` and are only cancelled by a
-rebuttal. An answer passes when it makes no wrong claim and shows at least `need` key points (default: half of them,
+rebuttal.
+
+A key point may carry its `contrary` (the point said the other way round, as concept parts in both languages: "the
+GPU catches it at once" for "it fails silently", "persistent for long rows" for "persistent when the row fits"): each
+alternative is a term, a list of terms asserted in one clause, or {all, none, within, none_in} as above. A contrary
+found is a wrong claim, `ID:contrary-N`: "contradicts a key point: <point>", why "In fact: <point, or the item's
+`fact`>", quoting the learner's sentence. An answer passes when it makes no wrong claim and shows at least `need` key points (default: half of them,
 rounded up) including every `required` one; `rule()` says so in words.
 """
 from __future__ import annotations
@@ -57,12 +63,17 @@ REBUTTAL = re.compile(
     r"\b(?:doesn't|does not|don't|do not|no longer)\s+(?:hold|exist)|\b(?:is|are)\s+(?:gone|removed)\b|"
     r"\bnone of (?:that|them|these|those) (?:exists?|works?)\b|\b(?:is|are) (?:made up|fictional|invented)\b|\bfalse\b|"
     r"\bno longer\b|\b(?:is|are|was)\s+not\s+(?:the\s+)?(?:reason|why)\b|\b(?:isn't|aren't|wasn't)\s+(?:the\s+)?(?:reason|why)\b|"
+    r"\bis only (?:an?|the|its|their) (?:[\w']+\s+){0,3}example\b|只是指南|只是(?:一个|它自己的)?例子|"
     r"\bonly\s+(?:works|holds|true|right|applies|"
     r"for|in)\b|\bexcept\b|\bunless\b|\bis a (?:classic )?bug\b|\btoo (?:small|large|big)\b|'s wrong\b|"
     r"不对|是错的|错了|不成立|不是原因|不是主要原因|不准确|是误解|误导|只在|只对|只有在|不是(?:真的|真正的)?(?:规律|规则)|不是普遍|不存在|已经没有|除了|除非|"
     r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了|是编的|是虚构的|虚构", re.I)
 # A claim in the antecedent of a conditional is not asserted: "if you floor-divide instead, the tail is lost".
 CONDITIONAL = re.compile(r"\b(?:if|suppose|say you)\b|要是|如果|假如|假设|若是|万一|一旦写成", re.I)
+# A claim someone else makes is reported, not asserted: "the guide says the grid is capped at 48, which ...".
+REPORTED = re.compile(r"\b(?:the guide(?:'s)?|guide \d+|some people|people (?:think|say|believe)|a common (?:myth|mistake|"
+                      r"misconception)|(?:it|one) is often said)\b|指南(?:说|里|的|认为)|有人(?:说|认为|以为)|常见的?(?:误解|错误|说法)|"
+                      r"很多人(?:以为|认为|觉得)", re.I)
 WRONG_LABEL = re.compile(r"^\s*(?:wrong|incorrect|bogus|错误的?|错的|不存在的)[^:]{0,30}:", re.I)  # "Wrong API names: a, b"
 _CLAUSE = T.CLAUSE
 
@@ -251,6 +262,27 @@ def compile_claim(claim_id: str, data: dict) -> Claim:
                  concepts=alts)
 
 
+CONTRARY = catalog.section("coach.oral_contrary")  # texts.yaml
+
+
+def compile_contrary(claim_id: str, point: dict, fact, alternatives: list) -> Claim:
+    """A key point's contrary: the proposition said the other way round, as concept parts ("the GPU catches it at
+    once" for "it fails silently"). Each alternative is a term or a list of terms, all asserted in one clause, or
+    {all, none, within, none_in} as for a claim's `concepts`. Found, it fails the answer: "you said X; in fact Y", Y
+    being the point (or the rubric item's `fact`, where the point alone does not say why X is false)."""
+    alts = []
+    for a in alternatives:
+        if isinstance(a, str):
+            a = [a]
+        alts.append({"all": list(a), "within": "clause"} if isinstance(a, list) else dict(a))
+    fact = fact or point
+    data = {"claim": {lang: CONTRARY["claim"][lang].format(point=pick(point, lang)) for lang in ("en", "zh")},
+            "why": {lang: CONTRARY["why"][lang].format(fact=pick(fact, lang).rstrip("。. ")) for lang in ("en", "zh")},
+            "concepts": alts}
+    return compile_claim(claim_id, data)
+
+
+
 def matcher_for(cid: str, cp: dict) -> Matcher:
     """Compile one checkpoint's rubric and claims. Raises (KeyError, ValueError, re.error) on bad data."""
     points = []
@@ -270,6 +302,10 @@ def matcher_for(cid: str, cp: dict) -> Matcher:
                             required=bool(item.get("required")), denial_is_wrong=item.get("denial") == "wrong",
                             either=either == "either"))
     found = []
+    for i, item in enumerate(cp.get("rubric") or []):
+        if item.get("contrary"):
+            found.append(compile_contrary(f"{cid}:contrary-{i + 1}", item.get("point") or {}, item.get("fact"),
+                                          item["contrary"]))
     table = claims()
     for entry in cp.get("wrong") or []:
         if isinstance(entry, str):
@@ -300,6 +336,7 @@ class Score:
     need: int = 0
     required: list = field(default_factory=list)      # indices of the points that must be found
     empty: bool = False
+    segmenter: str | None = None                      # 'jieba' or 'fallback' for an answer with Chinese, else None
 
     @property
     def covered(self) -> list[int]:
@@ -310,8 +347,11 @@ class Score:
         return [i for i in self.required if not self.points[i]["found"]]
 
     def to_json(self, lang: str = "en") -> dict:
-        return {"id": self.cid, "passed": self.passed, "points": self.points, "wrong_claims": self.wrong_claims,
-                "need": self.need, "rule": rule(self, lang)}
+        out = {"id": self.cid, "passed": self.passed, "points": self.points, "wrong_claims": self.wrong_claims,
+               "need": self.need, "rule": rule(self, lang)}
+        if self.segmenter:
+            out["segmenter"] = self.segmenter
+        return out
 
 
 def _occurrences(d: T.Doc, part: Part, sent: tuple):
@@ -358,10 +398,12 @@ def _denied(sentence: str, m: re.Match, negative: bool) -> bool:
     return not negative and NEGATION.search(m.group(0)) is not None
 
 
-def _concept_hit(d: T.Doc, alt: tuple, sent: tuple) -> bool:
+def _concept_hit(d: T.Doc, alt: tuple, sent: tuple, sent_end: int | None = None) -> bool:
     """Every `all` part asserted in the sentence, no `none` term in the clauses they span, not in the antecedent of a
-    conditional, no rebuttal right after."""
+    conditional, not reported speech ("the guide says ..."), no rebuttal right after (SENT_END: the end of the
+    sentence, where SENT is one of its clauses)."""
     parts, none, in_clause, none_in_sentence = alt
+    sent_end = sent[1] if sent_end is None else sent_end
     if none_in_sentence and any(p.search(d.text, sent[0], sent[1]) for p in none):
         return False
     if in_clause:
@@ -370,7 +412,7 @@ def _concept_hit(d: T.Doc, alt: tuple, sent: tuple) -> bool:
             clauses.append((pos, c.start()))
             pos = c.end()
         clauses.append((pos, sent[1]))
-        return any(_concept_hit(d, (parts, none, False, False), c) for c in clauses if c[1] > c[0])
+        return any(_concept_hit(d, (parts, none, False, False), c, sent[1]) for c in clauses if c[1] > c[0])
     spans = []
     for part in parts:
         occ = [(a, b) for a, b, ok in _occurrences(d, part, sent) if ok]
@@ -381,11 +423,11 @@ def _concept_hit(d: T.Doc, alt: tuple, sent: tuple) -> bool:
     lo, hi = T.clause_start(d, sent[0], first), T.clause_end(d, last, sent[1])
     if any(p.search(d.text, lo, hi) for p in none):
         return False
-    if CONDITIONAL.search(d.text, lo, first):
+    if CONDITIONAL.search(d.text, lo, first) or REPORTED.search(d.text, sent[0], first):
         return False
     # a rebuttal counts in the rest of the claim's clause and the next one ("..., which is wrong"), not three
     # clauses on, where it is about something else ("..., otherwise the result is wrong")
-    stop = T.clause_end(d, min(hi + 1, sent[1]), sent[1])
+    stop = T.clause_end(d, min(hi + 1, sent_end), sent_end)
     s = d.text[sent[0]:sent[1]]
     return not (REBUTTAL.search(d.text, last, stop) or WRONG_LABEL.search(s))
 
@@ -432,9 +474,13 @@ def _literals(term) -> list[str]:
 def register_words() -> int:
     """Give jieba the data's Chinese terms as words, so it does not cut them (归约维, 访存合并)."""
     words = [w for terms in concepts().values() for w in _literals(terms)]
+    def contrary_words(alts):
+        return [w for a in alts or [] for w in (_literals(a) if isinstance(a, (list, str)) else
+                                                _literals(a.get("all") or []) + _literals(a.get("none") or []))]
+
     for cp in checkpoints().values():
         for item in cp.get("rubric") or []:
-            words += _literals(item.get("match") or [])
+            words += _literals(item.get("match") or []) + contrary_words(item.get("contrary"))
     for c in claims().values():
         for alt in c.get("concepts") or []:
             words += _literals(alt.get("all") or []) + _literals(alt.get("none") or [])
@@ -465,10 +511,27 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
     required_ok = all(points[i]["found"] for i in required)
     passed = not empty and not wrong and required_ok and covered >= m.need
     return Score(cid=m.cid, passed=passed, points=points, wrong_claims=wrong, need=m.need, required=required,
-                 empty=empty)
+                 empty=empty, segmenter=None if d.tokens is None else T.segmenter())
 
 
 DENIAL = catalog.section("coach.oral_denial")  # texts.yaml
+
+
+def claim_text(cid: str, claim_id: str, lang: str) -> tuple[str, str] | None:
+    """(claim, why) of a wrong claim found for checkpoint CID, in LANG: a listed claim, a key point's contrary
+    (`CID:contrary-N`) or a denied point (`CID:denies-point-N`); None for an id it does not know."""
+    if claim_id in claims():
+        data = claims()[claim_id]
+        return pick(data.get("claim"), lang), pick(data.get("why"), lang)
+    m = matcher(cid)
+    for c in m.claims:
+        if c.cid == claim_id:
+            return pick(c.claim, lang), pick(c.why, lang)
+    head, _, n = claim_id.rpartition(":denies-point-")
+    if head == cid and n.isdigit() and 0 < int(n) <= len(m.points):
+        text = pick(m.points[int(n) - 1].text, lang)
+        return pick(DENIAL["claim"], lang).format(point=text), pick(DENIAL["why"], lang).format(point=text)
+    return None
 
 
 def score(cid: str, answer: str, lang: str = "en") -> Score:

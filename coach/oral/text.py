@@ -29,7 +29,8 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 
 # English negators (word-edged); "not only / not just" affirm and are removed before the search.
 EN_NEG = re.compile(
-    r"\b(?:non|not|no|never|neither|nor|nothing|none|cannot|without|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
+    r"\b(?:(?:there(?:'s| is) )?no (?:rule|requirement|reason|law|guarantee) that|(?:it's |it is )?not true that|"
+    r"non|not|no|never|neither|nor|nothing|none|cannot|without|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
     r"won't|can't|shouldn't|wouldn't|needn't|hardly|rather than|instead of|unlike)\b", re.I)
 EN_AFFIRM = re.compile(r"\bnot\s+(?:only|just|merely|simply)\b|\bno\s+(?:more|less)\s+than\b|\bnot\s+until\b", re.I)
 # A negator's scope ends at these (the negated part is over, a new predicate starts).
@@ -79,9 +80,61 @@ def add_words(words) -> None:
     """Terms of the matcher data that jieba should keep whole (a term like 归约维 or 访存合并 is one word to us)."""
     new = [w for w in words if w not in _user_words]
     _user_words.extend(new)
+    _fallback_words.cache_clear()
     if _jieba.cache_info().currsize:
         for w in new:
             _jieba().add_word(w)
+
+
+def segmenter() -> str:
+    """'jieba', or 'fallback' where jieba is not installed (the GPU image has no jieba): Chinese is then cut by
+    longest match against the matchers' own words and the negators, a coarser segmentation (README: docs/oral.md)."""
+    try:
+        _jieba()
+        return "jieba"
+    except SegmenterMissing:
+        return "fallback"
+
+
+@lru_cache(maxsize=1)
+def _fallback_words() -> tuple[frozenset, int]:
+    words = {w for w in _user_words if _CJK.match(w)} | ZH_NEG | ZH_NOT_NEG | ZH_AFFIRM | ZH_BREAK | _FALLBACK_EXTRA
+    words = frozenset(w for w in words if len(w) > 1 and all(_CJK.match(c) for c in w))
+    return words, max((len(w) for w in words), default=1)
+
+
+_FALLBACK_EXTRA = frozenset("不满足 满足 不在 在于 不少 之后 之前 以后 以前 如果 因为 所以 但是 而是 其实 实际上 一定 可能 需要 "
+                            "不需要 必须 没有 不是 还是 就是 只是 但是".split())
+_TOKEN = re.compile(r"[A-Za-z0-9_]+|\s+|.", re.S)
+
+
+def _fallback_tokenize(text: str) -> list:
+    """(start, end, word) like jieba.tokenize: runs of CJK cut by forward longest match over the known words, other
+    characters as jieba gives them (ASCII words, spaces, single symbols)."""
+    words, longest = _fallback_words()
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if _CJK.match(text[i]):
+            for k in range(min(longest, n - i), 1, -1):
+                if text[i:i + k] in words:
+                    out.append((i, i + k, text[i:i + k]))
+                    i += k
+                    break
+            else:
+                out.append((i, i + 1, text[i]))
+                i += 1
+            continue
+        m = _TOKEN.match(text, i)
+        out.append((i, m.end(), m.group(0)))
+        i = m.end()
+    return out
+
+
+def tokenize(text: str) -> list:
+    try:
+        return [(a, b, w) for w, a, b in _jieba().tokenize(text)]
+    except SegmenterMissing:
+        return _fallback_tokenize(text)
 
 
 def normalise(text: str) -> str:
@@ -127,7 +180,7 @@ def doc(text: str) -> Doc:
         spans.append((pos, len(text)))
     tokens = bounds = None
     if has_cjk(text):
-        tokens = [(a, b, w) for w, a, b in _jieba().tokenize(text)]
+        tokens = tokenize(text)
         bounds = frozenset(x for a, b, _ in tokens for x in (a, b))
     return Doc(text, spans, tokens, bounds)
 
@@ -189,11 +242,27 @@ def _en_negated(scope: str) -> bool:
     return EN_BREAK.search(scope, last.end()) is None
 
 
+def _glued_negator(d: Doc, start: int) -> bool:
+    """jieba glued a negator to the phrase that starts at START (不是近似, 不改变结果): the part of START's word before
+    it is, or ends with, a negator."""
+    if d.tokens is None:
+        return False
+    for a, b, w in d.tokens:
+        if a < start < b:
+            head = d.text[a:start]
+            return head in ZH_NEG or any(head.endswith(n) for n in ZH_NEG)
+        if a >= start:
+            break
+    return False
+
+
 def negated_before(d: Doc, sent_start: int, start: int) -> bool:
     """Whether a negator governs the text that starts at START (see the module docstring)."""
     cs = clause_start(d, sent_start, start)
-    if _zh_negated(d, max(cs, start - ZH_WINDOW), start):
+    if _glued_negator(d, start) or _zh_negated(d, max(cs, start - ZH_WINDOW), start):
         return True
+    if d.text[max(0, cs - 7):cs].lower() == "instead" and re.match(r"\s*of\s*$", d.text[cs:start], re.I):
+        return True  # "O(S) instead of O(S^2)": "instead" ends a clause, but "instead of" denies what follows
     return _en_negated(d.text[max(cs, start - EN_WINDOW):start])
 
 
