@@ -44,6 +44,15 @@ def _layernorm_terms(x, weight, bias, eps=LN_EPS):
     return ((x - mean).abs() + mean.abs()) * rstd * weight.abs() + bias.abs()
 
 
+def _layernorm_bytes(size):
+    """The fewest bytes a forward + backward moves (the speed gate's floor): x read by the forward and again by the
+    backward, y written, dy read, dx written (5 M N elements), w and b read, dW and dB written (4 N), mean and rstd
+    written and read (4 M float32). In x's dtype: float16 at the gate's size (LN_CUDA_FP16)."""
+    m, n = size
+    el = 2 if tuple(size) == LN_CUDA_FP16 else 4
+    return {"fused": 5 * m * n * el + 4 * n * el + 4 * m * 4}
+
+
 def _layernorm_eager(x, weight, bias, eps=LN_EPS):
     import torch.nn.functional as F
     return F.layer_norm(x, (x.shape[-1],), weight, bias, eps)
@@ -161,6 +170,9 @@ def _row_groups(m: int, launches) -> list:
         for v in list((l.get("meta") or {}).values()) + [l.get("programs")]:
             if isinstance(v, int) and not isinstance(v, bool) and 1 <= v < m:
                 values.add(v)
+        programs = l.get("programs")
+        if isinstance(programs, int) and 1 < programs < m:  # contiguous groups of ceil(M / programs) rows
+            values.add(-(-m // programs))
     rows = torch.arange(m)
     groups = []
     for v in sorted(values):
@@ -277,6 +289,12 @@ LAYERNORM = DrillSpec(
     mistakes=LAYERNORM_MISTAKES,
     input_categories={},
     eager=_layernorm_eager,
+    # The speed gate times forward + backward (y.backward(dy)) as CUDA-graph replays, eager F.layer_norm beside it
+    # (grader.speed.timing.graphed_or_plain). H200, (4096, 8192) fp16: see docs/training.md for the calibration.
+    speedup_min=1.5,
+    bench_size=LN_CUDA_FP16,
+    small_size=(64, 1024),
+    byte_model=_layernorm_bytes,
     compile_options=CompileOptions(function=_layernorm_train_step),
     grads=GradCheck(wrt=("x", "weight", "bias"), error_scale=_layernorm_grad_scale,
                     mistakes=LAYERNORM_GRAD_MISTAKES,

@@ -38,7 +38,8 @@ def apply_timing(v, runs) -> None:
     cat = timing.get("category")
     if timing.get("rows"):
         detail = f"{timing['speedup']:.2f}x eager at {timing.get('at') or 'n=' + format(timing['n'], ',')}" + (
-            f" (needs {timing['speedup_min']}x)" if timing.get("speedup_min") else "")
+            f" (needs {timing['speedup_min']}x)" if timing.get("speedup_min") else "") + (
+            f"; {timing['method']}" if timing.get("method") and timing["method"] != "do_bench" else "")
     else:
         detail = f"not timed ({timing['skipped']})" if timing.get("skipped") else "could not time"
     v.checks.append({"name": "faster than eager (CUDA)", "passed": cat is None, "detail": detail})

@@ -265,3 +265,30 @@ def classify(ev: dict, category: str | None, detail: dict, check: GradCheck | No
             category = check.value_categories[ev["grad_of"]]
         detail = dict(detail or {}, grad_of=ev["grad_of"])
     return category, detail
+
+
+# -- the speed gate (CUDA): a training drill is timed on forward + backward -------------------------------------------
+def timed_steps(check: GradCheck, fns: dict, args, names, kwargs: dict, seed: int = 12345) -> dict:
+    """{label: step} for grader.speed.timing: each step clears the gradients of the `wrt` inputs, runs the forward
+    and y.backward(dy). Every function gets its own leaves (the same values) and the same dy, drawn like the graded
+    calls' (check.grad_output) in the first function's output shape and dtype."""
+    import torch
+
+    wrt = [i for i, n in enumerate(names) if n in check.wrt]
+    out0 = next(iter(fns.values()))(*args, **kwargs)
+    make = check.grad_output or default_grad_output
+    dy = make(tuple(out0.shape), out0.dtype, torch.Generator().manual_seed(seed)).to(out0.device)
+    del out0
+    steps = {}
+    for label, fn in fns.items():
+        own = [a.detach().clone().requires_grad_() if i in wrt else a for i, a in enumerate(args)]
+        leaves = [own[i] for i in wrt]
+
+        def step(fn=fn, own=own, leaves=leaves):
+            for t in leaves:
+                t.grad = None
+            y = fn(*own, **kwargs)
+            y.backward(dy)
+            return y
+        steps[label] = step
+    return steps
