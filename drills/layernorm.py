@@ -132,7 +132,7 @@ class LayerNorm(torch.autograd.Function):
                                                 rows_per_program, BLOCK_SIZE_N=ctx.BLOCK_SIZE, NUM_STAGES=3,
                                                 num_warps=ctx.num_warps)
         grid = lambda meta: (triton.cdiv(N, meta["BLOCK_SIZE_N"]),)  # noqa: E731
-        _layer_norm_bwd_dwdb[grid](partial_dw, partial_db, dw, db, programs, N, BLOCK_SIZE_M=32, BLOCK_SIZE_N=64)
+        _layer_norm_bwd_dwdb[grid](partial_dw, partial_db, dw, db, programs, N, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32)
         return dx, dw, db, None
 
 
