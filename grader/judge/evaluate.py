@@ -143,7 +143,13 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
             duplicates += int(allidx.size - np.count_nonzero(counts))
             if duplicates:
                 dup_at.append(np.flatnonzero(counts > 1))
-        unwritten |= ~written
+        # Where the stores are known, "never written" means no store reached the element. A stored sentinel is a
+        # value computed from memory nobody wrote (a partial row no program filled, an accumulator never zeroed):
+        # wrong, not unwritten, so the value check names the tensor that was computed from it.
+        read_unwritten = unwritten.cpu() & written
+        if bool(read_unwritten.any()):
+            ev["stored_sentinel"] = int(read_unwritten.sum())
+        unwritten = (~written).to(dev)
         masked_here = torch.zeros(numel, dtype=torch.bool)
         for elems in region.masked:
             masked_here[torch.from_numpy(logical(elems - offset))] = True

@@ -53,6 +53,9 @@ M = {
     "expected": {"en": "expected", "zh": "应为"},
     "got": {"en": "got", "zh": "实际"},
     "never_written": {"en": "never written (still the sentinel)", "zh": "从未写入（仍是哨兵值）"},
+    "stored_sentinel": {"en": "{n} stored values carry the grader's sentinel NaN: they were computed from memory no "
+                              "store had written (a scratch row no program filled, an accumulator never zeroed)",
+                        "zh": "有 {n} 个写入的值带着评测器的哨兵 NaN：它们是用没有任何 store 写过的内存算出来的（没有 program 填过的临时行，或者从没清零的累加器）"},
     "checks": {"en": "checks", "zh": "检查项"},
     "also_seen": {"en": "also seen", "zh": "另外还发现"},
     "say_it": {"en": "Now say it out loud, 2 minutes, looking at your code:",
