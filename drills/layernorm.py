@@ -131,8 +131,12 @@ class LayerNorm(torch.autograd.Function):
         _layer_norm_bwd_dx_partial[(programs,)](dx, dy, partial_dw, partial_db, x, w, m, v, x.stride(0), M, N,
                                                 rows_per_program, BLOCK_SIZE_N=ctx.BLOCK_SIZE, NUM_STAGES=3,
                                                 num_warps=ctx.num_warps)
+        # Narrow column blocks keep the GPU's SMs busy (32: the H200's fastest, benchmarks/layernorm_candidates.py);
+        # the CPU interpreter runs programs one after another, so there fewer, wider ones.
+        sum_block_n = 32 if x.device.type == "cuda" else 256
         grid = lambda meta: (triton.cdiv(N, meta["BLOCK_SIZE_N"]),)  # noqa: E731
-        _layer_norm_bwd_dwdb[grid](partial_dw, partial_db, dw, db, programs, N, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32)
+        _layer_norm_bwd_dwdb[grid](partial_dw, partial_db, dw, db, programs, N, BLOCK_SIZE_M=32,
+                                   BLOCK_SIZE_N=sum_block_n)
         return dx, dw, db, None
 
 

@@ -259,6 +259,19 @@ def row_map(unwritten: torch.Tensor, wrong: torch.Tensor) -> dict:
     return {"rows": int(unwritten.shape[0]), "cols": int(unwritten.shape[1]), "status": "".join(status.tolist())}
 
 
+def _lanes_and_distinct(r) -> tuple[int, int]:
+    """Store lanes into region r and the distinct elements they hit, cached on the region while its stores are
+    unchanged (a training call evaluates y and every gradient against the same stores: four np.unique over all of
+    them cost a fifth of layernorm's CPU grade)."""
+    cached = getattr(r, "_lanes_distinct", None)
+    if cached is not None and cached[0] == len(r.stored):
+        return cached[1], cached[2]
+    lanes = sum(int(e.size) for _, _, e, _ in r.stored)
+    distinct = int(np.unique(np.concatenate([e for _, _, e, _ in r.stored])).size) if lanes else 0
+    r._lanes_distinct = (len(r.stored), lanes, distinct)
+    return lanes, distinct
+
+
 def stores_by_tensor(memory: Memory, out_region, out_per_program: dict) -> list[dict]:
     """Where this call's store lanes went, one row per tensor: its name, shape and dtype, the bytes stored, the
     distinct elements; for the output also the bytes one program stored again over its own elements (a value stored,
@@ -268,8 +281,7 @@ def stores_by_tensor(memory: Memory, out_region, out_per_program: dict) -> list[
     for r in memory.regions:
         if not r.stored:
             continue
-        lanes = sum(int(e.size) for _, _, e, _ in r.stored)
-        distinct = int(np.unique(np.concatenate([e for _, _, e, _ in r.stored])).size) if lanes else 0
+        lanes, distinct = _lanes_and_distinct(r)
         row = {"tensor": r.name, "kind": r.kind, "shape": list(r.tensor.shape),
                "dtype": str(r.tensor.dtype).replace("torch.", ""), "numel": int(r.tensor.numel()),
                "elsize": r.elsize, "bytes": lanes * r.elsize, "distinct": distinct, "output": r is out_region}
