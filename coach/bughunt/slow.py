@@ -40,6 +40,8 @@ CAUSES = {
                     "zh": "访存不合并：相邻 lane 读相距很远的地址"},
     "wasted-programs": {"en": "a grid that wastes programs: many launched programs have nothing to do",
                         "zh": "grid 浪费 program：很多启动的 program 无事可做"},
+    "contended-lock": {"en": "programs queue on a lock: many short programs take turns on a few shared partial rows",
+                       "zh": "program 排队等锁：很多短小的 program 轮流抢少数几行共享的部分和"},
 }
 MEASURES = ("launches", "programs", "bytes", "stored", None)
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
