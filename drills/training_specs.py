@@ -43,6 +43,15 @@ def _layernorm_terms(x, weight, bias, eps=LN_EPS):
     return ((x - mean).abs() + mean.abs()) * rstd * weight.abs() + bias.abs()
 
 
+def _layernorm_bytes(size):
+    """The fewest bytes a forward + backward moves (the speed gate's floor): x read by the forward and again by the
+    backward, y written, dy read, dx written (5 M N elements), w and b read, dW and dB written (4 N), mean and rstd
+    written and read (4 M float32). In x's dtype: float16 at the gate's size (LN_CUDA_FP16)."""
+    m, n = size
+    el = 2 if tuple(size) == LN_CUDA_FP16 else 4
+    return {"fused": 5 * m * n * el + 4 * n * el + 4 * m * 4}
+
+
 def _layernorm_eager(x, weight, bias, eps=LN_EPS):
     import torch.nn.functional as F
     return F.layer_norm(x, (x.shape[-1],), weight, bias, eps)
@@ -160,6 +169,9 @@ def _row_groups(m: int, launches) -> list:
         for v in list((l.get("meta") or {}).values()) + [l.get("programs")]:
             if isinstance(v, int) and not isinstance(v, bool) and 1 <= v < m:
                 values.add(v)
+        programs = l.get("programs")
+        if isinstance(programs, int) and 1 < programs < m:  # contiguous groups of ceil(M / programs) rows
+            values.add(-(-m // programs))
     rows = torch.arange(m)
     groups = []
     for v in sorted(values):
@@ -269,13 +281,21 @@ LAYERNORM = DrillSpec(
     probes=(Probe("float16", _ln_inputs("float16"), ((13, 781),)),
             Probe("large mean, small variance", _ln_inputs("float32", shift=1000.0, scale=1.0), ((3, 3000),),
                   "cancellation"),
-            # More rows than Triton tutorial 05's 256 partial rows of dW/dB: rows meet in one partial row, so its
-            # lock (or its race, or a store that overwrites instead of adding) is exercised. The costliest call
-            # (260 programs per kernel under the interpreter): last.
-            Probe("260 rows", _ln_inputs("float32"), ((260, 17),))),
+            # More rows than Triton tutorial 05's partial rows of dW/dB (GROUP_SIZE_M = 128 for 1024 < N <= 4096),
+            # and than the reference's backward programs: rows meet in one partial row or one program, so a lock (or
+            # its race, or a store that overwrites instead of adding) is exercised. N = 1100 rather than 260 rows at
+            # N = 17 (tutorial 05's 256 partial rows there): half the programs, the interpreter's cost, for the same
+            # meeting rows. The costliest call: last.
+            Probe("130 rows", _ln_inputs("float32"), ((130, 1100),))),
     mistakes=LAYERNORM_MISTAKES,
     input_categories={},
     eager=_layernorm_eager,
+    # The speed gate times forward + backward (y.backward(dy)) as CUDA-graph replays, eager F.layer_norm beside it
+    # (grader.speed.timing.graphed_or_plain). H200, (4096, 8192) fp16: see docs/training.md for the calibration.
+    speedup_min=1.5,
+    bench_size=LN_CUDA_FP16,
+    small_size=(64, 1024),
+    byte_model=_layernorm_bytes,
     compile_options=CompileOptions(function=_layernorm_train_step),
     grads=GradCheck(wrt=("x", "weight", "bias"), error_scale=_layernorm_grad_scale,
                     mistakes=LAYERNORM_GRAD_MISTAKES,

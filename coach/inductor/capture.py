@@ -446,21 +446,39 @@ def _split_ops(rest: str, known: list[str] | None) -> list[str]:
 
 # ---------------------------------------------------------------- a learner's kernel, read as text
 
-def learner_kernel_source(source: str) -> tuple[str, str | None, int]:
-    """The first @triton.jit function of a Python file, read (never imported): (text, name, first line)."""
+def learner_kernel_sources(source: str) -> list[tuple[str, str, int]]:
+    """Every @triton.jit function of a Python file in file order, read (never imported): [(text, name, first line)]."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return "", None, 0
+        return []
     lines = source.split("\n")
+    found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef):
             for d in node.decorator_list:
                 text = ast.get_source_segment(source, d) or ""
                 if "jit" in text:
                     start = min([node.lineno] + [x.lineno for x in node.decorator_list])
-                    return "\n".join(lines[start - 1:node.end_lineno]) + "\n", node.name, start
-    return "", None, 0
+                    found.append(("\n".join(lines[start - 1:node.end_lineno]) + "\n", node.name, start))
+                    break
+    return sorted(found, key=lambda k: k[2])
+
+
+def learner_kernel_source(source: str) -> tuple[str, str | None, int]:
+    """The first @triton.jit function of a Python file, read (never imported): (text, name, first line)."""
+    found = learner_kernel_sources(source)
+    return found[0] if found else ("", None, 0)
+
+
+def pair_kernels(n_inductor: int, n_mine: int) -> list[tuple[int, int]]:
+    """Which of Inductor's kernels (launch order) to show beside which of the learner's (file order): the first
+    min - 1 in order, then the last with the last (a forward + backward: Inductor's final reduction across rows
+    beside the learner's final reduction kernel, whatever each fused in between)."""
+    k = min(n_inductor, n_mine)
+    if k == 0:
+        return []
+    return [(i, i) for i in range(k - 1)] + [(n_inductor - 1, n_mine - 1)]
 
 
 ROWS = ("pid", "offsets", "mask", "load", "store")

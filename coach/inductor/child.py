@@ -232,19 +232,50 @@ def compiled(fn, settings):
 
 
 def generate_only(fn, inputs, kwargs, settings=None) -> list[str]:
-    """Inductor's code without running it (`torch._inductor.utils.get_code`, semi-private); [] if unavailable."""
+    """Inductor's code without running it, the way `torch._inductor.utils.get_code` (semi-private) collects it:
+    GraphLowering's codegen is kept and its module replaced by one that does nothing. The dummy module returns no
+    outputs, so a function whose graph has several (a forward + backward through torch.func.vjp) trips an
+    assertion after the code was generated: what was collected by then is the answer. [] if nothing was."""
+    codes: list[str] = []
     try:
+        from unittest import mock
+
         import torch
-        from torch._inductor.utils import get_code
+        from torch._inductor.graph import GraphLowering
 
         import torch._inductor.config as inductor_config
 
-        # a cache hit would skip codegen, and with it the code get_code collects
-        with torch.no_grad(), inductor_config.patch(fx_graph_cache=False):
-            return list(dict.fromkeys(get_code(compiled(fn, settings), *inputs, **kwargs)))
+        def keep(code: str) -> None:
+            codes.append(code)
+
+        def codegen_only(self):
+            class DummyModule:
+                def call(self, *args, **kwargs):
+                    return None
+
+            wrapper_code, kernel_code = self.codegen_with_cpp_wrapper() if self.cpp_wrapper else self.codegen()
+            keep(wrapper_code.value)
+            if kernel_code:
+                keep(kernel_code.value)
+            return DummyModule()
+
+        # a cache hit would skip codegen, and with it the code collected here
+        with mock.patch.object(GraphLowering, "compile_to_module", codegen_only), \
+                mock.patch.object(GraphLowering, "save_output_code", keep), \
+                inductor_config.patch(fx_graph_cache=False):
+            torch._dynamo.reset()
+            try:
+                with torch.no_grad():
+                    compiled(fn, settings)(*inputs, **kwargs)
+            except Exception as e:
+                if not codes:
+                    raise
+                print(f"drill: code generated; the dummy run then failed ({type(e).__name__}), as expected for "
+                      "a graph with several outputs", file=sys.stderr)
     except Exception as e:
         print(f"drill: get_code failed: {type(e).__name__}: {e}", file=sys.stderr)
         return []
+    return list(dict.fromkeys(codes))
 
 
 # Two compiled results are compared with eager at these (rtol, atol): float16 outputs differ by rounding and

@@ -112,13 +112,14 @@ def _cell(pieces: list) -> str:
     return "\n".join(f"L{p.line}  {p.text.split('#', 1)[0].strip()}" for p in pieces) or "—"
 
 
-def side_by_side(kernel: ind.Kernel, other_text: str, who: str, lang: str, first_line: int = 1) -> Table:
+def side_by_side(kernel: ind.Kernel, other_text: str, who: str, lang: str, first_line: int = 1,
+                 inductor_name: str | None = None) -> Table:
     mine = ind.kernel_pieces(other_text)
     for p in mine:
         p.line += first_line - 1  # the learner's file's own line numbers
     table = Table(title=_t("side_by_side", lang, who=who), show_lines=True)
     table.add_column("piece")
-    table.add_column("Inductor", overflow="fold")
+    table.add_column(f"Inductor `{inductor_name}`" if inductor_name else "Inductor", overflow="fold")
     table.add_column(who, overflow="fold")
     rows = inductor_template.ROWS if inductor_template.is_matmul(kernel) else ind.ROWS
     for row in ind.line_up(kernel.pieces, mine, rows):
@@ -156,11 +157,22 @@ def render(capture: dict, kernels: list, lang: str, out: Console, compare: tuple
     inductor_template.render(capture, kernels, lang, out)  # a drill with compile options (e.g. max-autotune)
     tri = [k for k in kernels if k.lang == "triton"]
     if compare and tri:
-        text, who, first = compare
-        if "tl.dot(" in text:  # a matmul beside Inductor's matmul, not beside a separate epilogue kernel
-            tri = [k for k in tri if inductor_template.is_matmul(k)] or tri
-        out.print()
-        out.print(side_by_side(tri[0], text, who, lang, first))
+        mine, who = compare
+        text, _, first = mine[0]
+        if "tl.dot(" in text or len(mine) == 1 or len(tri) == 1:
+            if "tl.dot(" in text:  # a matmul beside Inductor's matmul, not beside a separate epilogue kernel
+                tri = [k for k in tri if inductor_template.is_matmul(k)] or tri
+            out.print()
+            out.print(side_by_side(tri[0], text, who, lang, first))
+        else:  # several kernels on both sides (a forward and its backward): pair them (capture.pair_kernels)
+            pairs = ind.pair_kernels(len(tri), len(mine))
+            for i, j in pairs:
+                text, name, first = mine[j]
+                out.print()
+                out.print(side_by_side(tri[i], text, f"{who} `{name}`", lang, first, inductor_name=tri[i].name))
+            alone = [mine[j][1] for j in range(len(mine)) if j not in {j for _, j in pairs}]
+            if alone:
+                out.print(_t("unpaired", lang, names=", ".join(alone)), style="dim")
     out.print()
     out.print(f"[bold]{_t('timings', lang)}[/bold]" + (f"  {_t('cold_note', lang)}" if capture.get("cold_cache")
                                                         else ""))
@@ -264,15 +276,15 @@ def command(name: str, file: Path | None, raw: bool, save: Path | None, quiz: bo
         except (OSError, UnicodeDecodeError) as e:
             err.print(catalog.text("coach.inductor_masked.cannot_read", lang, file=file, why=e))
             return EXIT_USAGE
-        text, _, first = ind.learner_kernel_source(source)
-        if not text:
+        mine = ind.learner_kernel_sources(source)
+        if not mine:
             err.print(_t("no_learner_kernel", lang, file=file))
             return EXIT_USAGE
-        compare = (text, _t("yours", lang, file=Path(file).name), first)
+        compare = (mine, _t("yours", lang, file=Path(file).name))
     elif spec.solution_path.exists():
-        text, _, first = ind.learner_kernel_source(spec.solution_path.read_text(encoding="utf-8"))
-        if text:
-            compare = (text, _t("reference", lang, file=f"solutions/{spec.solution_path.name}"), first)
+        mine = ind.learner_kernel_sources(spec.solution_path.read_text(encoding="utf-8"))
+        if mine:
+            compare = (mine, _t("reference", lang, file=f"solutions/{spec.solution_path.name}"))
 
     with working(_t("compiling", lang, drill=spec.name), lang, _t("compile_stage", lang)):
         capture = ind.run_capture(spec.name, device=device_for(device), backend=backend, cold=cold,

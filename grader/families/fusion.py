@@ -42,7 +42,8 @@ def apply_timing(v, runs) -> None:
     if timing.get("rows"):
         detail = f"{timing['speedup']:.2f}x {timing.get('bar') or 'eager'} at " \
                  f"{timing.get('at') or 'n=' + format(timing['n'], ',')}" + (
-            f" (needs {timing['speedup_min']}x)" if timing.get("speedup_min") else "")
+            f" (needs {timing['speedup_min']}x)" if timing.get("speedup_min") else "") + (
+            f"; {timing['method']}" if timing.get("method") and timing["method"] != "do_bench" else "")
     else:
         detail = f"not timed ({timing['skipped']})" if timing.get("skipped") else "could not time"
     name = "as fast as the speed gate asks (CUDA)" if timing.get("bar") else "faster than eager (CUDA)"

@@ -24,7 +24,8 @@ from grader.core.spec import GRAD_TOLERANCE, GradCheck, GradMistake  # noqa: F40
 VALUE_KEYS = ("expected_shape", "got_shape", "expected_dtype", "got_dtype", "got_device", "device_ok", "shape_ok",
               "dtype_ok", "layout_ok", "got_strides", "expected_strides", "returned_input", "no_device", "unwritten",
               "wrong", "numel", "tolerance", "first_bad", "max_abs_err", "tiles", "tiles_2d", "unwritten_masked",
-              "unwritten_unaddressed", "stores_in_place", "work", "issued_lanes", "duplicates", "mistake")
+              "unwritten_unaddressed", "stores_in_place", "work", "issued_lanes", "duplicates", "mistake",
+              "stored_sentinel")
 
 MISTAKE_MAX_NUMEL = 200_000  # as grader/run/child.py: float64 mistake models only at interpreter sizes
 
@@ -308,3 +309,30 @@ MEMORY_ROW = ("no buffer beyond the gradient over the drill's memory limit", ("m
 def check_rows(spec) -> list[tuple]:
     return [CHECK_ROW] + ([MEMORY_ROW] if getattr(spec.grads, "max_alloc", None) else [])
 
+
+# -- the speed gate (CUDA): a training drill is timed on forward + backward -------------------------------------------
+def timed_steps(spec, fns: dict, args, names, kwargs: dict, seed: int = 12345) -> dict:
+    """{label: step} for grader.speed.timing: each step clears the gradients of the `wrt` inputs, runs the forward
+    and y.backward(dy). Every function gets its own leaves (the same values) and the same dy, drawn like the graded
+    calls' (check.grad_output) in the first function's output shape and dtype."""
+    import torch
+
+    check = spec.grads
+    wrt = [i for i, n in enumerate(names) if n in check.wrt]
+    out0 = next(iter(fns.values()))(*args, **kwargs)
+    make = check.grad_output or default_grad_output
+    dy = make(tuple(out0.shape), out0.dtype, torch.Generator().manual_seed(seed)).to(out0.device)
+    del out0
+    steps = {}
+    for label, fn in fns.items():
+        own = [a.detach().clone().requires_grad_() if i in wrt else a for i, a in enumerate(args)]
+        leaves = [own[i] for i in wrt]
+
+        def step(fn=fn, own=own, leaves=leaves):
+            for t in leaves:
+                t.grad = None
+            y = fn(*own, **kwargs)
+            y.backward(dy)
+            return y
+        steps[label] = step
+    return steps

@@ -144,7 +144,13 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
             duplicates += int(allidx.size - np.count_nonzero(counts))
             if duplicates:
                 dup_at.append(np.flatnonzero(counts > 1))
-        unwritten |= ~written
+        # Where the stores are known, "never written" means no store reached the element. A stored sentinel is a
+        # value computed from memory nobody wrote (a partial row no program filled, an accumulator never zeroed):
+        # wrong, not unwritten, so the value check names the tensor that was computed from it.
+        read_unwritten = unwritten.cpu() & written
+        if bool(read_unwritten.any()):
+            ev["stored_sentinel"] = int(read_unwritten.sum())
+        unwritten = (~written).to(dev)
         masked_here = torch.zeros(numel, dtype=torch.bool)
         for elems in region.masked:
             masked_here[torch.from_numpy(logical(elems - offset))] = True
@@ -277,6 +283,19 @@ def row_map(unwritten: torch.Tensor, wrong: torch.Tensor) -> dict:
     return {"rows": int(unwritten.shape[0]), "cols": int(unwritten.shape[1]), "status": "".join(status.tolist())}
 
 
+def _lanes_and_distinct(r) -> tuple[int, int]:
+    """Store lanes into region r and the distinct elements they hit, cached on the region while its stores are
+    unchanged (a training call evaluates y and every gradient against the same stores: four np.unique over all of
+    them cost a fifth of a normalisation backward's CPU grade)."""
+    cached = getattr(r, "_lanes_distinct", None)
+    if cached is not None and cached[0] == len(r.stored):
+        return cached[1], cached[2]
+    lanes = sum(int(e.size) for _, _, e, _ in r.stored)
+    distinct = int(np.unique(np.concatenate([e for _, _, e, _ in r.stored])).size) if lanes else 0
+    r._lanes_distinct = (len(r.stored), lanes, distinct)
+    return lanes, distinct
+
+
 def stores_by_tensor(memory: Memory, out_region, out_per_program: dict) -> list[dict]:
     """Where this call's store lanes went, one row per tensor: its name, shape and dtype, the bytes stored, the
     distinct elements; for the output also the bytes one program stored again over its own elements (a value stored,
@@ -286,8 +305,7 @@ def stores_by_tensor(memory: Memory, out_region, out_per_program: dict) -> list[
     for r in memory.regions:
         if not r.stored:
             continue
-        lanes = sum(int(e.size) for _, _, e, _ in r.stored)
-        distinct = int(np.unique(np.concatenate([e for _, _, e, _ in r.stored])).size) if lanes else 0
+        lanes, distinct = _lanes_and_distinct(r)
         row = {"tensor": r.name, "kind": r.kind, "shape": list(r.tensor.shape),
                "dtype": str(r.tensor.dtype).replace("torch.", ""), "numel": int(r.tensor.numel()),
                "elsize": r.elsize, "bytes": lanes * r.elsize, "distinct": distinct, "output": r is out_region}

@@ -487,6 +487,8 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
         parts.append(Text(f"  {t('first_bad', lang)}: out[{', '.join(map(str, fb['index']))}]  "
                           f"{t('expected', lang)} {fb['expected']:.7g}, {t('got', lang)} {got}"
                           + (f"   ({ins})" if ins else "")))
+    if focus.get("stored_sentinel"):
+        parts.append(Text("  " + t("stored_sentinel", lang, n=focus["stored_sentinel"])))
     if v.others:
         parts.append(Text(f"  {t('also_seen', lang)}: {', '.join(v.others)}", style="dim"))
     spec = get_spec(v.drill)

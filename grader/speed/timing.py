@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from grader.core.data import draw, numel_of, size_label
+from grader.families import registry
 
 ROUNDS = 5
 WARMUP_MS, REP_MS = 10, 40      # per do_bench call; 5 rounds x 3 rows x ~60 ms keeps the gate near 1-2 s
@@ -178,6 +179,51 @@ def bench_ms(fn, warmup=WARMUP_MS, rep=REP_MS) -> float:
     return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
 
 
+GRAPH_REPLAYS = 20
+FLUSH_BYTES = 256 * 2**20  # as do_bench: L2 is cleared before every timed call
+
+
+def bench_graphed_ms(fn, replays: int = GRAPH_REPLAYS) -> float:
+    """Device time of fn (ms) without the host: fn is captured once in a CUDA graph behind an L2 flush, the graph is
+    replayed `replays` times, and the median of a flush-only graph's replays is subtracted.
+
+    For calls whose host side costs more than their kernels (an autograd forward + backward in Python launches
+    several kernels and runs the engine: ~400 µs of host time per step on the H200's host, against ~100 µs of
+    kernels), do_bench measures the host. Raises whatever capture raises (a call that synchronises, or copies to
+    the host, cannot be captured): callers fall back to bench_ms."""
+    import torch
+    cache = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+
+    def median_replay(body) -> float:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):  # warm up off the default stream, as torch.cuda.graphs asks
+            for _ in range(3):
+                body()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            body()
+        graph.replay()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(replays):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            graph.replay()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+        del graph
+        return float(statistics.median(times))
+
+    def flushed():
+        cache.zero_()
+        fn()
+
+    return max(median_replay(flushed) - median_replay(cache.zero_), 0.0)
+
+
 def best_copy(n: int, rounds: int = 1, warmup=WARMUP_MS, rep=REP_MS, device: str = "cuda") -> dict:
     """The faster of x.clone() and a Triton copy kernel (each config in grader.speed.copy_kernel) at n float32:
     {kind, ms, gbps (read + write counted), all_ms}."""
@@ -230,6 +276,33 @@ def wall_per_call_s(fn, calls: int = WALL_CALLS, device: str = "cuda") -> float:
     return (time.perf_counter() - t0) / calls
 
 
+def timed_calls(spec, entry, args, kwargs: dict) -> dict:
+    """{CANDIDATE, EAGER, each speed_ref's label: a no-argument call}. A family may time a whole step instead of the
+    forward (its `timed_steps` hook: a training drill's forward and backward); the others call the forward."""
+    import inspect
+
+    fns = {CANDIDATE: entry, EAGER: spec.eager, **dict(spec.speed_refs)}
+    steps = registry.first(spec, "timed_steps", spec, fns, args, list(inspect.signature(entry).parameters), kwargs)
+    if steps is not None:
+        return steps
+    return {k: (lambda f=f: f(*args, **kwargs)) for k, f in fns.items()}
+
+
+def graphed_or_plain(rows, say) -> tuple:
+    """(bench, method): CUDA-graph replays (bench_graphed_ms) when every row's call can be captured, else do_bench
+    for all rows (the same method for every row, so the ratio stays fair), the reason said."""
+    for label, _, fn in rows:
+        try:
+            bench_graphed_ms(fn, replays=2)
+        except Exception as e:  # noqa: BLE001 - any capture failure means: time with the host included
+            say(f"{label}: not capturable in a CUDA graph ({type(e).__name__}); timing with do_bench, host included")
+            import torch
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            return bench_ms, f"do_bench (host included): {label} could not be captured in a CUDA graph"
+    return bench_graphed_ms, "CUDA graph replay (device time)"
+
+
 def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") -> dict:
     """The whole gate for one learner entry point; returns plain JSON-able data (see the module docstring).
 
@@ -254,19 +327,25 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     bw, bw_cached = (None, False) if flops else copy_bandwidth(n_copy, device_name, say)
 
     last = {}
+    calls = timed_calls(spec, entry, args, kwargs)
+    cand_call = calls[CANDIDATE]
 
     def candidate():
-        last["out"] = entry(*args, **kwargs)
+        last["out"] = cand_call()
 
-    rows = [(f"your `{spec.entry}`", CANDIDATE, candidate),
-            ("eager PyTorch", EAGER, lambda: spec.eager(*args, **kwargs))]
-    rows += [(label, REF, (lambda f=f: f(*args, **kwargs))) for label, f in spec.speed_refs]
+    rows = [(f"your `{spec.entry}`", CANDIDATE, candidate), ("eager PyTorch", EAGER, calls[EAGER])]
+    rows += [(label, REF, calls[label]) for label, _ in spec.speed_refs]
+    bench, method = bench_ms, "do_bench"
+    if spec.grads is not None:  # forward + backward: several launches and the autograd engine per call
+        bench, method = graphed_or_plain(rows, say)
     per_round = {label: [] for label, _, _ in rows}
     for r in range(ROUNDS):
         say(f"{size_label(size)}  round {r + 1}/{ROUNDS}")
         for label, _, fn in rows:
-            per_round[label].append(bench_ms(fn))
+            per_round[label].append(bench(fn))
     out = last.get("out")
+    if spec.grads is not None and out is not None:
+        out = out.detach()
     _sync(device)
     wrong, out_numel = count_wrong(spec, args, out, kwargs)  # "k of N elements differ": N is the output's, not 4096^3
     peak = peak_gbps(device_name)
@@ -296,7 +375,7 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     say(f"{size_label(spec.small_size)}: device time and host wall time per call")
     small_args = draw(spec, spec.small_size, 12346, device, spec.bench_inputs)
     small = {"n": small_n, "at": size_label(spec.small_size), "device_us": {}, "wall_us": {}}
-    fns = {CANDIDATE: lambda: entry(*small_args, **kwargs), EAGER: lambda: spec.eager(*small_args, **kwargs)}
+    fns = {role: fn for role, fn in timed_calls(spec, entry, small_args, kwargs).items() if role in (CANDIDATE, EAGER)}
     for role, fn in fns.items():
         small["device_us"][role] = 1e3 * median_of_medians([bench_ms(fn) for _ in range(3)])
         small["wall_us"][role] = 1e6 * wall_per_call_s(fn, device=device)
@@ -307,4 +386,4 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda") 
     return {"n": n, "size": size, "at": at, "rounds": ROUNDS, "rows": table, "byte_model": model,
             "fused_bytes": fused_bytes, "copy_gbps": bw / 1e9 if bw else None, "copy_cached": bw_cached,
             "peak_gbps": peak, "wrong": wrong, "out_numel": out_numel, "small": small, "flops": flops,
-            "peak_tflops": peak_flops, "impossible_factor": IMPOSSIBLE, **verdict}
+            "peak_tflops": peak_flops, "impossible_factor": IMPOSSIBLE, "method": method, **verdict}

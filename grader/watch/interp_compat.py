@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import ast
+import threading
 
 
 def install() -> bool:
@@ -104,6 +105,17 @@ class _ChainedTransformer:
         return self.theirs.visit(_BoolOpsToCompilerSemantics().visit(tree))
 
 
+_LAUNCHES = threading.local()  # .stack: the kernel launches in progress, each {"keys", "scopes"}
+
+
+def _lang_key(fn) -> tuple:
+    """Which triton.language modules a jit function's globals hold: what interpreter._patch_lang(fn) patches."""
+    import inspect
+
+    import triton.language as tl
+    return tuple(sorted(id(v) for v in fn.__globals__.values() if inspect.ismodule(v) and v in (tl, tl.core)))
+
+
 def install_compiler_semantics() -> None:
     """Patch the interpreter's kernel rewriting (`and`/`or`/`not`) and constexpr detection (string annotations)."""
     import inspect
@@ -121,10 +133,23 @@ def install_compiler_semantics() -> None:
     # never undoes it: modules the kernel itself did not patch (triton.language.core, seen from the library's
     # globals) stay patched after the launch, and Triton's compiler front end (grader.watch.compile_check) would then
     # build IR through the interpreter. Undo the patch when the call returns, as a kernel launch does.
+    # Patching costs: each patch walks triton.language with inspect.getmembers (~3 ms here), and tl.sum, tl.max,
+    # tl.softmax... are device functions, called once per program or per loop step: a row-per-program normalisation
+    # spent a third of its CPU grade re-patching. Inside a kernel launch, a device function's patch is therefore
+    # made once per set of language modules and undone, last patched first, when the launch undoes its own.
     function = interpreter.InterpretedFunction
     if not getattr(function.__call__, "_drill_patched", False):
+        patch_lang = interpreter._patch_lang
+
         def __call__(self, *args, **kwargs):
-            scope = interpreter._patch_lang(self.fn)
+            launch = _LAUNCHES.stack[-1] if getattr(_LAUNCHES, "stack", None) else None
+            key = _lang_key(self.fn) if launch is not None else None
+            scope = None
+            if launch is None:
+                scope = patch_lang(self.fn)
+            elif key not in launch["keys"]:
+                launch["keys"].add(key)
+                launch["scopes"].append(patch_lang(self.fn))
             try:
                 fn = self.rewrite()
                 try:
@@ -132,10 +157,32 @@ def install_compiler_semantics() -> None:
                 except Exception as e:
                     raise interpreter.InterpreterError(repr(e)) from e
             finally:
-                scope.restore()
+                if scope is not None:
+                    scope.restore()
+
+        def launch_patch_lang(fn):
+            """The kernel launch's patch (GridExecutor.__call__); its restore first undoes the device functions'."""
+            scope = patch_lang(fn)
+            launch = {"keys": set(), "scopes": []}
+            if not hasattr(_LAUNCHES, "stack"):
+                _LAUNCHES.stack = []
+            _LAUNCHES.stack.append(launch)
+            restore = scope.restore
+
+            def restore_all():
+                try:
+                    while launch["scopes"]:
+                        launch["scopes"].pop().restore()
+                finally:
+                    if launch in _LAUNCHES.stack:
+                        _LAUNCHES.stack.remove(launch)
+                    restore()
+            scope.restore = restore_all
+            return scope
 
         __call__._drill_patched = True
         function.__call__ = __call__
+        interpreter._patch_lang = launch_patch_lang
 
     install_scalar_arguments()
     install_tree_reduce()

@@ -1,0 +1,127 @@
+# drill: layernorm
+# expect: dwdb
+"""Every backward program stores its dW/dB sums into partial row 0 (PartialDW + cols, not PartialDW + pid * N + cols):
+the programs overwrite each other, and the second kernel adds partial rows nobody wrote (the new skeleton's likeliest
+dwdb mistake: named dwdb, its NaNs traced to memory no store wrote)."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _layer_norm_fwd(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < N
+    x = tl.load(X + row * stride + cols, mask=mask, other=0.).to(tl.float32)
+    mean = tl.sum(x, axis=0) / N
+    xc = tl.where(mask, x - mean, 0.)  # the masked tail must not add (0 - mean)^2 to the variance
+    var = tl.sum(xc * xc, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    b = tl.load(B + cols, mask=mask).to(tl.float32)
+    y = xc * rstd * w + b
+    tl.store(Y + row * stride + cols, y, mask=mask)
+
+
+@triton.jit
+def _layer_norm_bwd_dx_partial(DX, DY, PartialDW, PartialDB, X, W, Mean, Rstd, stride, M, N, rows_per_program,
+                               BLOCK_SIZE_N: tl.constexpr, NUM_STAGES: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE_N)
+    mask = cols < N
+    w = tl.load(W + cols, mask=mask, other=0.).to(tl.float32)
+    dw = tl.zeros([BLOCK_SIZE_N], dtype=tl.float32)  # this program's share of dW and dB, over its rows
+    db = tl.zeros([BLOCK_SIZE_N], dtype=tl.float32)
+    row_start = pid * rows_per_program
+    row_end = tl.minimum(row_start + rows_per_program, M)
+    # num_stages: the next rows' loads are issued while this row computes (a GPU hides memory latency this way).
+    for row in tl.range(row_start, row_end, num_stages=NUM_STAGES):
+        x = tl.load(X + row * stride + cols, mask=mask, other=0.).to(tl.float32)
+        dy = tl.load(DY + row * stride + cols, mask=mask, other=0.).to(tl.float32)
+        mean = tl.load(Mean + row)
+        rstd = tl.load(Rstd + row)
+        xhat = tl.where(mask, (x - mean) * rstd, 0.)
+        wdy = w * dy  # 0 in the masked tail (w and dy load as 0 there)
+        c1 = tl.sum(xhat * wdy, axis=0) / N
+        c2 = tl.sum(wdy, axis=0) / N
+        dx = (wdy - (xhat * c1 + c2)) * rstd
+        tl.store(DX + row * stride + cols, dx, mask=mask)
+        dw += dy * xhat
+        db += dy
+    # Row pid of the partial buffers is this program's alone: a plain store, no lock.
+    tl.store(PartialDW + cols, dw, mask=mask)
+    tl.store(PartialDB + cols, db, mask=mask)
+
+
+@triton.jit
+def _layer_norm_bwd_dwdb(PartialDW, PartialDB, FINAL_DW, FINAL_DB, M, N,
+                         BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = pid * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    dw = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    db = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for i in range(0, M, BLOCK_SIZE_M):  # M here: the number of partial rows
+        rows = i + tl.arange(0, BLOCK_SIZE_M)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        offs = rows[:, None] * N + cols[None, :]
+        dw += tl.load(PartialDW + offs, mask=mask, other=0.)
+        db += tl.load(PartialDB + offs, mask=mask, other=0.)
+    sum_dw = tl.sum(dw, axis=0)
+    sum_db = tl.sum(db, axis=0)
+    tl.store(FINAL_DW + cols, sum_dw, mask=cols < N)
+    tl.store(FINAL_DB + cols, sum_db, mask=cols < N)
+
+
+def _num_programs(device: torch.device, M: int) -> int:
+    """Backward programs: one per SM on a GPU (each streams ~M / SMs rows); a few under the CPU interpreter, which
+    runs programs one after another."""
+    if device.type == "cuda":
+        return min(M, torch.cuda.get_device_properties(device).multi_processor_count)
+    return min(M, 8)
+
+
+class LayerNorm(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias, eps):
+        M, N = x.shape
+        y = torch.empty_like(x)
+        mean = torch.empty((M,), dtype=torch.float32, device=x.device)
+        rstd = torch.empty((M,), dtype=torch.float32, device=x.device)
+        MAX_FUSED_SIZE = 65536 // x.element_size()
+        BLOCK_SIZE = triton.next_power_of_2(N)
+        if BLOCK_SIZE > MAX_FUSED_SIZE:
+            raise ValueError(f"this LayerNorm keeps a row in registers: N <= {MAX_FUSED_SIZE} for {x.dtype}")
+        num_warps = min(max(BLOCK_SIZE // 1024, 1), 8)  # 8 warps for N = 8192: 32 values per thread
+        _layer_norm_fwd[(M,)](x, y, weight, bias, mean, rstd, x.stride(0), N, eps,
+                              BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
+        ctx.save_for_backward(x, weight, bias, mean, rstd)
+        ctx.BLOCK_SIZE = BLOCK_SIZE
+        ctx.num_warps = num_warps
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, w, b, m, v = ctx.saved_tensors
+        M, N = x.shape
+        dy = dy.contiguous()
+        programs = _num_programs(x.device, M)
+        rows_per_program = triton.cdiv(M, programs)
+        programs = triton.cdiv(M, rows_per_program)  # no program without rows
+        partial_dw = torch.empty((programs, N), dtype=torch.float32, device=x.device)
+        partial_db = torch.empty((programs, N), dtype=torch.float32, device=x.device)
+        dw = torch.empty((N,), dtype=w.dtype, device=w.device)
+        db = torch.empty((N,), dtype=w.dtype, device=w.device)
+        dx = torch.empty_like(dy)
+        _layer_norm_bwd_dx_partial[(programs,)](dx, dy, partial_dw, partial_db, x, w, m, v, x.stride(0), M, N,
+                                                rows_per_program, BLOCK_SIZE_N=ctx.BLOCK_SIZE, NUM_STAGES=3,
+                                                num_warps=ctx.num_warps)
+        grid = lambda meta: (triton.cdiv(N, meta["BLOCK_SIZE_N"]),)  # noqa: E731
+        _layer_norm_bwd_dwdb[grid](partial_dw, partial_db, dw, db, programs, N, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32)
+        return dx, dw, db, None
+
+
+def layernorm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    return LayerNorm.apply(x, weight, bias, eps)
