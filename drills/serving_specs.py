@@ -61,11 +61,12 @@ def _gather(cache, table_row, tokens: int, page: int, pages=None):
     return cache[idx].reshape(n * page, *cache.shape[2:])[:tokens]
 
 
-def _decode(q, k_cache, v_cache, block_table, seq_lens, kv_head=None, pages=None, length=None, abs_v=False):
+def _decode(q, k_cache, v_cache, block_table, seq_lens, kv_head=None, pages=None, length=None, abs_v=False,
+            scale=None):
     """softmax(q k^T / sqrt(D)) v per sequence over its seq_len tokens, float64, all sequences at once (padded to the
     table's width and masked). Knobs model the mistakes: kv_head(h, H, H_kv) -> the KV head query head h reads;
     pages(block_table) -> the (B, max_blocks) physical pages used; length(L) -> how many tokens are read (a missing
-    tail mask reads to the end of a block)."""
+    tail mask reads to the end of a block); scale -> the score scale used instead of 1/sqrt(D)."""
     import torch
     bsz, h, d = q.shape
     page, h_kv = k_cache.shape[1], k_cache.shape[2]
@@ -76,7 +77,7 @@ def _decode(q, k_cache, v_cache, block_table, seq_lens, kv_head=None, pages=None
     k = k_cache[phys].reshape(bsz, width * page, h_kv, d)[:, :, heads]  # (B, T, H, D)
     v = v_cache[phys].reshape(bsz, width * page, h_kv, d)[:, :, heads]
     lens = torch.tensor([length(int(n)) if length else int(n) for n in seq_lens], device=q.device)
-    s = torch.einsum("bhd,bthd->bht", q, k) / math.sqrt(d)
+    s = torch.einsum("bhd,bthd->bht", q, k) * (scale if scale is not None else 1 / math.sqrt(d))
     s = s.masked_fill(torch.arange(width * page, device=q.device)[None, None, :] >= lens[:, None, None],
                       float("-inf"))
     return torch.einsum("bht,bthd->bhd", s.softmax(-1), v.abs() if abs_v else v)
@@ -194,6 +195,10 @@ def _kv_head_zero(q, k_cache, v_cache, block_table, seq_lens, meta):
     return _decode(q, k_cache, v_cache, block_table, seq_lens, kv_head=lambda i, H, G: 0)
 
 
+def _scale_over_d(q, k_cache, v_cache, block_table, seq_lens, meta):
+    return _decode(q, k_cache, v_cache, block_table, seq_lens, scale=1 / q.shape[-1])
+
+
 def _kv_head_modulo(q, k_cache, v_cache, block_table, seq_lens, meta):
     h, h_kv = q.shape[1], k_cache.shape[2]
     if h_kv in (1, h):
@@ -251,6 +256,12 @@ _TAIL_FIX = {
           "seq_len)）；K、V 用 mask=valid[:, None], other=0.0 去 load，并把这些 token 的分数设为 -inf："
           "s = tl.where(valid, s, float('-inf'))。"}
 
+_SCALE_FIX_DECODE = {
+    "en": "Scale each score q · k by 1/sqrt(D) (softmax(q k^T / sqrt(D))): in base 2, qk_scale = log2(e) / sqrt(D), then "
+          "exp2(s * qk_scale - m). 1/D shrinks every score and flattens the softmax towards an average of V.",
+    "zh": "每个分数 q · k 要乘 1/sqrt(D)（softmax(q k^T / sqrt(D))）：用 2 为底时 qk_scale = log2(e) / sqrt(D)，再算 "
+          "exp2(s * qk_scale - m)。乘 1/D 会把所有分数压小，softmax 变平，结果趋向 V 的平均。"}
+
 _CACHE_OOB = {
     "what": {"en": "{kind} reached {lanes} lanes {where} `{tensor}` (element {first}; it has {numel}), program "
                    "{program}: a page index outside the cache, from a token past seq_len looked up unmasked or a page "
@@ -279,6 +290,8 @@ DECODE_MISTAKES = (
             _kv_head_zero, _HEAD_FIX, "所有 query 头都读了第 0 个 KV 头（kv_head = 0），而不是 h // (H // H_kv)"),
     Mistake("query head h read KV head h % H_kv, not h // (H // H_kv) (the heads of a group are adjacent)", "indexing",
             _kv_head_modulo, _HEAD_FIX, "query 头 h 读了 KV 头 h % H_kv，而不是 h // (H // H_kv)（同组的头是相邻的）"),
+    Mistake("the scores were scaled by 1/D instead of 1/sqrt(D)", "scale", _scale_over_d, _SCALE_FIX_DECODE,
+            "分数乘的是 1/D，而不是 1/sqrt(D)"),
     Mistake("the splits' outputs were averaged, each weighted equally, not by 2^(lse_s - max lse)", "rescale",
             _combine_mistake("mean"), _COMBINE_FIX, "各 split 的输出被等权平均，而不是按 2^(lse_s - max lse) 加权"),
     Mistake("the splits were weighted by 2^(lse_s - max lse) but not divided by the sum of the weights", "rescale",
