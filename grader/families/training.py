@@ -319,7 +319,8 @@ def timed_steps(spec, fns: dict, args, names, kwargs: dict, seed: int = 12345) -
 
     check = spec.grads
     wrt = [i for i, n in enumerate(names) if n in check.wrt]
-    out0 = next(iter(fns.values()))(*args, **kwargs)
+    # on copies: a forward may write its gradient over an input (Liger's fused loss), which must not spoil `args`
+    out0 = next(iter(fns.values()))(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args], **kwargs)
     make = check.grad_output or default_grad_output
     dy = make(tuple(out0.shape), out0.dtype, torch.Generator().manual_seed(seed)).to(out0.device)
     del out0
