@@ -18,7 +18,7 @@ Hooks, by the stage that calls them (arguments as the caller's docstring says):
         call_extension(spec, inputs, guarded, names, memory, seed, kwargs) -> object
                                   per call: .run(out, watch) under the watch, .judge(ev, ...) after the values
         call_evidence(ev, spec, size, inputs)                an interpreted call's extra evidence
-        cuda_timing(spec, entry, learner_file) -> dict       CUDA, every call passed: entries for the result's info
+        cuda_info(spec, entry, learner_file) -> dict         CUDA, every call passed: entries for the result's info
     parent (grader/run/runner.py)
         check_rows(spec) -> [(check name, categories)]       rows of the verdict's checks, after the shared ones
         call_line(detail) -> line | None                     the line a failing call's detail names
@@ -28,6 +28,9 @@ Hooks, by the stage that calls them (arguments as the caller's docstring says):
         what_and_fix(v, spec, lang, fmt) -> (what, fix) | None   the first rule that answers explains the verdict
         explain_kw(v, spec, lang, category, detail) -> (key, format arguments) | None
         render_parts(v, spec, lang) -> [rich renderables]
+    timing (grader/speed/timing.py, grader/speed/bench.py)
+        timed_steps(spec, fns, args, names, kwargs) -> {label: step} | None   a whole step timed instead of the forward
+        step_maker(spec, first, args, names, kwargs) -> (fn -> step)        the same, one function at a time
 """
 from __future__ import annotations
 

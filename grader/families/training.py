@@ -311,29 +311,35 @@ def check_rows(spec) -> list[tuple]:
 
 
 # -- the speed gate (CUDA): a training drill is timed on forward + backward -------------------------------------------
-def timed_steps(spec, fns: dict, args, names, kwargs: dict, seed: int = 12345) -> dict:
-    """{label: step} for grader.speed.timing: each step clears the gradients of the `wrt` inputs, runs the forward
-    and y.backward(dy). Every function gets its own leaves (the same values) and the same dy, drawn like the graded
-    calls' (check.grad_output) in the first function's output shape and dtype."""
+def step_maker(spec, first, args, names, kwargs: dict, seed: int = 12345):
+    """fn -> step for timing a training drill: each step clears the gradients of its own `wrt` leaves (copies of
+    `args`, the same values), runs fn's forward and y.backward(dy). One dy for every step, drawn like the graded
+    calls' (check.grad_output) in the output shape and dtype of `first`."""
     import torch
 
     check = spec.grads
     wrt = [i for i, n in enumerate(names) if n in check.wrt]
     # on copies: a forward may write its gradient over an input (Liger's fused loss), which must not spoil `args`
-    out0 = next(iter(fns.values()))(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args], **kwargs)
+    out0 = first(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args], **kwargs)
     make = check.grad_output or default_grad_output
     dy = make(tuple(out0.shape), out0.dtype, torch.Generator().manual_seed(seed)).to(out0.device)
     del out0
-    steps = {}
-    for label, fn in fns.items():
+
+    def make_step(fn):
         own = [a.detach().clone().requires_grad_() if i in wrt else a for i, a in enumerate(args)]
         leaves = [own[i] for i in wrt]
 
-        def step(fn=fn, own=own, leaves=leaves):
+        def step():
             for t in leaves:
                 t.grad = None
             y = fn(*own, **kwargs)
             y.backward(dy)
             return y
-        steps[label] = step
-    return steps
+        return step
+    return make_step
+
+
+def timed_steps(spec, fns: dict, args, names, kwargs: dict, seed: int = 12345) -> dict:
+    """{label: step} for grader.speed.timing (step_maker's steps, dy in the first function's output shape)."""
+    make_step = step_maker(spec, next(iter(fns.values())), args, names, kwargs, seed)
+    return {label: make_step(fn) for label, fn in fns.items()}

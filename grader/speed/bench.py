@@ -424,29 +424,17 @@ def _copies(args) -> list:
 
 def training_steps(spec, providers, args, device: str):
     """For a training drill (spec.grads): steps(name, fn) -> a callable running fn's forward and out.backward(dy) on
-    that provider's own copies of the inputs (its gradients cleared first; a forward that overwrites an input with
-    its gradient spoils only its own copy). dy is drawn once, like a grade's, in the candidate's output shape."""
-    import torch
-
-    from grader.core.data import default_grad_output
-
+    that provider's own copies of the inputs, as the speed gate times it (the family's `step_maker`); dy is drawn
+    once, like a grade's, in the candidate's output shape."""
     import inspect
 
+    from grader.families import registry
+
     names = list(inspect.signature(providers[CANDIDATE]).parameters)[:len(args)]
-    wrt = [i for i, n in enumerate(names) if n in spec.grads.wrt]
-    out = providers[CANDIDATE](*_copies(args), **spec.kwargs)
-    make = spec.grads.grad_output or default_grad_output
-    dy = make(tuple(out.shape), out.dtype, torch.Generator().manual_seed(12345)).to(out.device)
-    del out
+    make_step = registry.first(spec, "step_maker", spec, providers[CANDIDATE], args, names, spec.kwargs)
 
     def steps(name, fn):
-        own = [a.detach().clone().requires_grad_() if i in wrt else a for i, a in enumerate(args)]
-        leaves = [own[i] for i in wrt]
-
-        def step():
-            for t in leaves:
-                t.grad = None
-            fn(*own, **spec.kwargs).backward(dy)
+        step = make_step(fn)
         step()  # compiles (torch.compile's backward too) and autotunes outside the timing
         return step
     return steps
