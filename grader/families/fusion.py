@@ -6,7 +6,7 @@ spec.bytes_proof and spec.byte_model, the speed gate spec.speedup_min.
 """
 from __future__ import annotations
 
-from grader.judge.diagnose import extra_bytes, store_breakdown
+from grader.judge.diagnose import extra_bytes, fused_loaded, store_breakdown
 
 
 def bytes_call(calls: list[dict]) -> dict | None:
@@ -24,8 +24,9 @@ def summarize(calls: list[dict]) -> dict:
     if c is None:
         return {"launches": launches, "bytes_moved": None, "bytes_model": None}
     moved = c["bytes"]
-    summary = {"n": c["bytes_model"].get("n"), "loaded": moved["loaded"], "stored": moved["stored"],
-               "total": moved["loaded"] + moved["stored"]}
+    loaded = fused_loaded(moved, c["bytes_model"])
+    summary = {"n": c["bytes_model"].get("n"), "loaded": loaded, "stored": moved["stored"],
+               "total": loaded + moved["stored"]}
     if c.get("stores") is not None:  # where the stores went: the output, per-row side outputs, other tensors
         parts = store_breakdown(c)
         summary.update({k: parts[k] for k in ("output_bytes", "side", "side_bytes", "into_bytes", "restored")})

@@ -76,10 +76,19 @@ def store_breakdown(ev: dict) -> dict:
             "side_bytes": sum(r["bytes"] for r in side), "into_bytes": sum(r["bytes"] for r in into)}
 
 
+def fused_loaded(moved: dict, model: dict) -> int:
+    """The loaded bytes a byte model judges: distinct per launch and site against a `fused` model, else as issued."""
+    if model.get("fused") is not None and moved.get("loaded_distinct") is not None:
+        return int(moved["loaded_distinct"])
+    return int(moved["loaded"])
+
+
 def extra_bytes(ev: dict) -> dict | None:
     """Interpreter byte count above the drill's fused model -> the numbers; None when within it (or unknown).
 
-    The count is exact (active lanes x element size; masked-off lanes move nothing). With the call's stores by tensor
+    The count is exact (active lanes x element size; masked-off lanes move nothing); against a `fused` model the loads
+    count each address once per launch and access site (`loaded_distinct`: clamped tail lanes re-reading element 0
+    are not a round trip; a second pass over the input at another line is). With the call's stores by tensor
     (evaluate.stores_by_tensor) the proof is asymptotic, as a fused kernel is defined: what must not go to memory is
     the large intermediate; small per-row side outputs (a logsumexp) are allowed and named, and an output element
     re-stored by another program (edge tiles writing the same values) is the output, not an intermediate.
@@ -87,8 +96,9 @@ def extra_bytes(ev: dict) -> dict | None:
     model, moved = ev.get("bytes_model"), ev.get("bytes")
     if not model or not moved:
         return None
-    total = int(moved["loaded"]) + int(moved["stored"])
-    detail = {"bytes_moved": total, "loaded": moved["loaded"], "stored": moved["stored"], "bytes_model": model}
+    loaded = fused_loaded(moved, model)
+    total = loaded + int(moved["stored"])
+    detail = {"bytes_moved": total, "loaded": loaded, "stored": moved["stored"], "bytes_model": model}
     parts = store_breakdown(ev) if ev.get("stores") is not None else None
     if parts is not None:
         detail.update(parts)
@@ -104,7 +114,7 @@ def extra_bytes(ev: dict) -> dict | None:
         allowed = model["fused"] + (parts["side_bytes"] if parts else 0)
         if total > allowed:
             if parts is not None and ev.get("input_bytes") is not None:
-                detail["reloaded"] = max(0, int(moved["loaded"]) - int(ev["input_bytes"]))
+                detail["reloaded"] = max(0, loaded - int(ev["input_bytes"]))
             return {**detail, "extra": total - model["fused"]}
     return None
 

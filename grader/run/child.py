@@ -523,7 +523,8 @@ class CallRunner:
         ev["torch_ops"] = watch.ops
         if lanes:
             ev["violations"] = lanes.violations[:20]
-            ev["bytes"] = {"loaded": lanes.bytes_loaded, "stored": lanes.bytes_stored}
+            ev["bytes"] = {"loaded": lanes.bytes_loaded, "stored": lanes.bytes_stored,
+                           "loaded_distinct": lanes.bytes_loaded_distinct()}
             ev["masked_loads"] = [{"line": line, "other": value, "lanes": n}
                                   for (line, value), n in lanes.masked_loads.items()]
             ev["masked_stores"] = [{"line": line, "lanes": n} for line, n in lanes.masked_stores.items()]

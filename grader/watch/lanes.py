@@ -14,7 +14,7 @@ import numpy as np
 import triton.language as tl
 from triton.runtime.interpreter import TensorHandle
 
-from grader.core.frames import learner_line
+from grader.core.frames import learner_line, learner_site
 from grader.watch.access import describe as describe_access
 from grader.watch.memory import Memory
 
@@ -53,6 +53,8 @@ class LaneChecker:
         self.violations: list[dict] = []
         self.bytes_loaded = 0
         self.bytes_stored = 0
+        self.load_addrs: dict = {}  # (launch, access site, element size) -> address arrays its lanes read
+        self.bytes_atomic = 0
         self.masked_loads: dict = {}  # (line, value masked-off lanes read as) -> lanes
         self.masked_stores: dict = {}  # line -> masked-off lanes of the stores there
         self.issued: dict = {}  # launch -> store lanes issued, masked or not: what the launch could cover at most
@@ -192,6 +194,14 @@ class LaneChecker:
         atomic = kind.startswith("atomic")
         if kind == "load" or atomic:
             self.bytes_loaded += nbytes
+        if atomic:
+            self.bytes_atomic += nbytes
+        if kind == "load":
+            key = (self.launch, learner_site(self.learner_file), elsize)
+            kept = self.load_addrs.setdefault(key, [])
+            kept.append(active.copy())
+            if len(kept) > 256:  # keep memory bounded on long loops: fold what this site read so far
+                self.load_addrs[key] = [np.unique(np.concatenate(kept))]
         if kind != "load":
             self.bytes_stored += nbytes
         if owner >= 0 and kind != "load":
@@ -209,6 +219,13 @@ class LaneChecker:
         new_mask = m.copy()
         new_mask[m] = good
         return TensorHandle(new_mask, mask.dtype)
+
+    def bytes_loaded_distinct(self) -> int:
+        """Bytes the loads read counting each address once per launch and access site (atomics as issued): what
+        HBM serves. Lanes that read one address (a warp's broadcast, tail lanes clamped with tl.where onto element
+        0) are one read; the same data read again at another line (a second pass) is read again."""
+        distinct = sum(int(np.unique(np.concatenate(arrs)).size) * key[2] for key, arrs in self.load_addrs.items())
+        return distinct + self.bytes_atomic
 
     def _record(self, builder, kind, bad: np.ndarray, owner: int, tile=None):
         regions = self.memory.regions
