@@ -7,7 +7,8 @@ wrapper that returns `x + y` (or adds a `torch.relu` after the kernel) is named 
 A torch fallback is torch computing *with the data*: the graded inputs (and their views), what a Triton kernel was
 handed (it may have written it: the output), and anything computed from those. Torch building launch metadata
 from shapes and strides — sglang's `torch.arange(B) * stride` offset table, `torch.tensor(seq_lens).cumsum(0)` —
-touches no data and is not recorded. `mark_data` tags a tensor as data; a view of data is data.
+touches no data and is not recorded, nor is a predicate that answers a Python bool (Liger's backward asks
+`torch.equal(grad_output, 1.0)` to skip a Triton multiply). `mark_data` tags a tensor as data; a view of data is data.
 """
 from __future__ import annotations
 
@@ -84,6 +85,8 @@ class TorchWatch(TorchFunctionMode):
         if name in EMPTY or name in FILLED:
             return self._alloc(func, name, args, kwargs)
         result = learners(func, args, kwargs)
+        if isinstance(result, bool):  # a predicate (torch.equal, allclose): it steers the code, computes no output
+            return result
         with_data = any(is_data(t) for t in _tensors((args, kwargs)))
         if with_data:  # computed from (or a view of) the data: data too
             mark_data(result)
