@@ -148,3 +148,27 @@ def test_a_mock_can_draw_cross_entropy_with_its_clock_and_grades_it(tmp_path):
     card = M.run(mock, M.ScriptedInput(clock, script, eof=True), poll_s=0.5)
     assert [d["verdict"].diagnosis for k, d in mock.events if k == "graded"] == ["hole", None]
     assert card["code"][0]["passed"]
+
+
+def test_cuda_peak_rule_does_not_count_drills_own_guard_bands():
+    """On CUDA the call's peak memory includes the guard bands drill puts around every allocation the wrapper makes
+    (found on the H200: the reference's three small buffers came to 1.1 MB of bands and failed `memory`). The bands
+    are drill's; a buffer of the learner's own above the limit still fails."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from grader.families.training import Backward
+    from grader.watch.memory import GUARD_ELEMS, Memory
+
+    memory = Memory("cpu")
+    logits = memory.place(torch.zeros(7, 3001), "input logits")
+    before = {id(r) for r in memory.regions}
+    for shape in ((1,), (7,), ()):  # the reference's n_valid, loss_rows, loss
+        memory.guarded(shape, torch.float32, "torch.empty", "alloc")
+    call = SimpleNamespace(alloc_limit=7 * 3001 // 2, grads=[logits], before=before, leaves=[logits])
+    bands = 3 * 2 * GUARD_ELEMS * 4
+    assert Backward.big_allocation(call, memory, peak=bands + 36) is None
+    learners_own = 7 * 3001 * 4  # a float32 (T, V) copy made by a torch op on the GPU
+    big = Backward.big_allocation(call, memory, peak=bands + learners_own)
+    assert big is not None and big["peak_bytes"] == bands + learners_own
