@@ -1,0 +1,43 @@
+# drill: rmsnorm
+"""RMSNorm over the last dim, one program per row: y = x / sqrt(mean(x^2) + eps) * weight.
+
+`rmsnorm(x, weight, eps=1e-6)` takes x (M, N) and weight (N,), float32 or bfloat16, and returns x's shape and
+dtype. Fill the mean square: over the N real elements of the row, in float32.
+Graded in float32 and bfloat16 (tolerances follow the dtype). Stuck? `drill hint rmsnorm`.
+"""
+import torch
+import triton
+import triton.language as tl
+
+
+def HOLE(what: str):
+    """A hole for you to fill. `drill grade` reports every HOLE(...) still in this file, with its line."""
+    raise NotImplementedError(f"fill the hole: {what}")
+
+
+@triton.jit
+def rmsnorm_kernel(x_ptr,  # x, (M, N) contiguous
+                   w_ptr,  # weight, (N,)
+                   out_ptr,  # out, (M, N), x's dtype
+                   N,  # row length
+                   eps,  # added to the mean square
+                   BLOCK: tl.constexpr,  # a power of two >= N
+                   ):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    mean_sq = tl.sum(x * x, axis=0) / BLOCK
+    rstd = tl.rsqrt(mean_sq + eps)
+    y = x * rstd * w
+    tl.store(out_ptr + row * N + cols, y.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def rmsnorm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    M, N = x.shape
+    out = torch.empty_like(x)
+    BLOCK = triton.next_power_of_2(N)
+    num_warps = 4 if BLOCK <= 2048 else (8 if BLOCK <= 8192 else 16)
+    rmsnorm_kernel[(M,)](x, weight, out, N, eps, BLOCK=BLOCK, num_warps=num_warps)
+    return out
