@@ -46,6 +46,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from coach.oral import relations as R
 from coach.oral import text as T
 from coach.oral.text import normalise, sentences
 from grader.reporting.i18n import pick
@@ -206,6 +207,8 @@ class Point:
     required: bool = False
     denial_is_wrong: bool = False  # `denial: wrong`: saying any of its alternatives the other way round is a wrong claim
     either: bool = False          # a point about what does *not* happen: a plain term counts negated or not
+    relations: list = field(default_factory=list)  # what the point asserts about its concepts (coach/oral/relations.py)
+    fact: dict | None = None      # why a contrary or a different relation is false, where the point alone does not say
 
 
 @dataclass
@@ -283,6 +286,30 @@ def compile_contrary(claim_id: str, point: dict, fact, alternatives: list) -> Cl
 
 
 
+def _one_part(terms) -> Part | None:
+    """One compiled part for a list of terms (any of them), as a claim's `all` term; None for none."""
+    if terms is None:
+        return None
+    alts = [a for t in (terms if isinstance(terms, list) else [terms]) for a in expand(t)]
+    if any(isinstance(a, Neg) for a in _flat(alts)):
+        raise ValueError("a relation's terms are plain: its denials are read from the answer")
+    return _part(_join(alts))
+
+
+def compile_relation(cid: str, data: dict) -> R.Relation:
+    """A rubric item's `relation` entry: {of, is, not} (a value) or {of, with, trend: same|opposite} (a trend)."""
+    if not data.get("of"):
+        raise ValueError(f"{cid}: a relation needs `of`")
+    if "trend" in data:
+        if data["trend"] not in ("same", "opposite") or not data.get("with"):
+            raise ValueError(f"{cid}: a trend relation needs `with` and trend: same|opposite")
+        return R.Relation(of=_one_part(data["of"]), with_=_one_part(data["with"]),
+                          trend=1 if data["trend"] == "same" else -1)
+    if not data.get("is") or not data.get("not"):
+        raise ValueError(f"{cid}: a value relation needs `is` and `not`")
+    return R.Relation(of=_one_part(data["of"]), is_=_one_part(data["is"]), not_=_one_part(data["not"]))
+
+
 def matcher_for(cid: str, cp: dict) -> Matcher:
     """Compile one checkpoint's rubric and claims. Raises (KeyError, ValueError, re.error) on bad data."""
     points = []
@@ -300,7 +327,8 @@ def matcher_for(cid: str, cp: dict) -> Matcher:
             raise ValueError(f"{cid}: polarity is 'either' or 'asserted', not {either!r}")
         points.append(Point(text=text, alternatives=[_compile_alt(a, either == "either") for a in alts],
                             required=bool(item.get("required")), denial_is_wrong=item.get("denial") == "wrong",
-                            either=either == "either"))
+                            either=either == "either", fact=item.get("fact"),
+                            relations=[compile_relation(cid, r) for r in item.get("relation") or []]))
     found = []
     for i, item in enumerate(cp.get("rubric") or []):
         if item.get("contrary"):
@@ -423,6 +451,14 @@ def _concept_hit(d: T.Doc, alt: tuple, sent: tuple, sent_end: int | None = None)
     lo, hi = T.clause_start(d, sent[0], first), T.clause_end(d, last, sent[1])
     if any(p.search(d.text, lo, hi) for p in none):
         return False
+    return asserted_here(d, sent, first, last, sent_end)
+
+
+def asserted_here(d: T.Doc, sent: tuple, first: int, last: int, sent_end: int | None = None) -> bool:
+    """Whether the statement spanning [FIRST, LAST) of SENT is the candidate's own: not in the antecedent of a
+    conditional, not reported speech ("the guide says ..."), no rebuttal right after it."""
+    sent_end = sent[1] if sent_end is None else sent_end
+    lo, hi = T.clause_start(d, sent[0], first), T.clause_end(d, last, sent[1])
     if CONDITIONAL.search(d.text, lo, first) or REPORTED.search(d.text, sent[0], first):
         return False
     # a rebuttal counts in the rest of the claim's clause and the next one ("..., which is wrong"), not three
@@ -460,6 +496,72 @@ def _denial_quote(d: T.Doc, p: Point) -> str:
     return ""
 
 
+@lru_cache(maxsize=1)
+def _directions() -> tuple:
+    return ((R.MORE, _one_part("@more")), (R.LESS, _one_part("@less")))
+
+
+def _mentions(d: T.Doc, sent: tuple, kinds) -> list:
+    return R.outermost([R.Mention(a, b, ok, kind) for kind, part in kinds if part is not None
+                        for a, b, ok in _occurrences(d, part, sent)])
+
+
+def _overlaps(m, span: tuple) -> bool:
+    return m.start < span[1] and span[0] < m.end
+
+
+def _item(d: T.Doc, sent: tuple, x: tuple) -> tuple:
+    """The clause around span X, cut at the Chinese enumeration comma too (a list item's own predicate)."""
+    lo, hi = T.clause_start(d, sent[0], x[0]), T.clause_end(d, x[1], sent[1])
+    before, after = d.text.rfind("、", lo, x[0]), d.text.find("、", x[1], hi)
+    return (lo if before < 0 else before + 1), (hi if after < 0 else after)
+
+
+def relation_state(d: T.Doc, rel: R.Relation, rivals: tuple = ()) -> tuple:
+    """(state, quote, said) of one relation over the answer: 'contradicts' with the first sentence where the candidate
+    asserts a different relation about the same concepts and the words that say it; else 'holds' where one asserts
+    the point's own; else None. RIVALS: the subjects of the checkpoint's other relations (a value binds to the
+    nearest subject)."""
+    holds = False
+    for sent in d.spans:
+        subjects = [(a, b) for a, b, ok in _occurrences(d, rel.of, sent) if ok]
+        if not subjects:
+            continue
+        clause = lambda x: _item(d, sent, x)  # noqa: E731
+        chinese = T.has_cjk(d.text[sent[0]:sent[1]])
+        zh = lambda x: chinese  # noqa: E731  (a Chinese sentence puts its topic first: "编译期的值用 static_print")
+        reach = 20 if chinese else 40  # and says as much in fewer characters
+        others = [(a, b) for r in rivals for a, b, ok in _occurrences(d, r, sent) if ok]
+        found = []
+        if rel.trend:
+            withs = [(a, b) for a, b, ok in _occurrences(d, rel.with_, sent) if ok]
+            dirs = _mentions(d, sent, _directions())
+            for x in subjects:
+                for y in withs:
+                    if x[0] < y[1] and y[0] < x[1]:
+                        continue
+                    dx = R.bind(x, [m for m in dirs if not _overlaps(m, y)], clause, reach, [y] + others, True, zh)
+                    dy = R.bind(y, [m for m in dirs if not _overlaps(m, x) and m is not dx], clause, reach,
+                                [x] + others, True, zh)
+                    verdict = R.judge_trend(rel.trend, R.direction(dx), R.direction(dy))
+                    if verdict:
+                        found.append((verdict, [x, y, (dx.start, dx.end), (dy.start, dy.end)]))
+        else:
+            values = _mentions(d, sent, ((R.IS, rel.is_), (R.NOT, rel.not_)))
+            for x in subjects:
+                m = R.bind(x, values, clause, reach, others, topic_first=zh)
+                verdict = R.judge_value(m)
+                if verdict:
+                    found.append((verdict, [x, (m.start, m.end)]))
+        for verdict, spans in found:
+            first, last = min(a for a, _ in spans), max(b for _, b in spans)
+            if verdict == "holds":
+                holds = True
+            elif asserted_here(d, sent, first, last):
+                return "contradicts", d.text[sent[0]:sent[1]].strip(), d.text[first:last].strip()
+    return ("holds" if holds else None), "", ""
+
+
 _PURE_CJK = re.compile(r"[\u3400-\u9fff]{2,}")
 
 
@@ -493,12 +595,23 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
     d = T.doc(answer)
     empty = not d.text
     points, wrong = [], []
+    said = []
+    subjects = [r for p in m.points for r in p.relations]  # a value binds to the nearest of the checkpoint's subjects
     for i, p in enumerate(m.points):
         state = None if empty else point_state(d, p)
+        rels = [] if empty else [relation_state(d, r, tuple(o.of for o in subjects if o is not r)) for r in p.relations]
+        bad = next((r for r in rels if r[0] == "contradicts"), None)
+        if bad:  # the point's concepts named with a different relation: not credited, a wrong claim
+            state = "denied"
+            text = pick(p.text, lang)
+            said.append({"id": f"{m.cid}:relation-{i + 1}",
+                         "claim": pick(RELATION["claim"], lang).format(said=bad[2], point=text),
+                         "why": pick(CONTRARY["why"], lang).format(fact=pick(p.fact or p.text, lang).rstrip("。. ")),
+                         "quote": bad[1]})
         points.append({"point": pick(p.text, lang), "found": state == "asserted", "denied": state == "denied"})
     if not empty:
         wrong = [{"id": c.cid, "claim": pick(c.claim, lang), "why": pick(c.why, lang), "quote": quote}
-                 for c, quote in find_claims(m.claims, d)]
+                 for c, quote in find_claims(m.claims, d)] + said
         for i, (p, pt) in enumerate(zip(m.points, points)):
             quote = _denial_quote(d, p) if p.denial_is_wrong else ""
             if quote:
@@ -515,11 +628,14 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
 
 
 DENIAL = catalog.section("coach.oral_denial")  # texts.yaml
+RELATION = catalog.section("coach.oral_relation")  # texts.yaml
 
 
 def claim_text(cid: str, claim_id: str, lang: str) -> tuple[str, str] | None:
     """(claim, why) of a wrong claim found for checkpoint CID, in LANG: a listed claim, a key point's contrary
-    (`CID:contrary-N`) or a denied point (`CID:denies-point-N`); None for an id it does not know."""
+    (`CID:contrary-N`), a denied point (`CID:denies-point-N`) or a point's relation said differently
+    (`CID:relation-N`, without the learner's words, which the score's own entry quotes); None for an id it does not
+    know."""
     if claim_id in claims():
         data = claims()[claim_id]
         return pick(data.get("claim"), lang), pick(data.get("why"), lang)
@@ -531,6 +647,11 @@ def claim_text(cid: str, claim_id: str, lang: str) -> tuple[str, str] | None:
     if head == cid and n.isdigit() and 0 < int(n) <= len(m.points):
         text = pick(m.points[int(n) - 1].text, lang)
         return pick(DENIAL["claim"], lang).format(point=text), pick(DENIAL["why"], lang).format(point=text)
+    head, _, n = claim_id.rpartition(":relation-")
+    if head == cid and n.isdigit() and 0 < int(n) <= len(m.points) and m.points[int(n) - 1].relations:
+        p = m.points[int(n) - 1]
+        return (pick(CONTRARY["claim"], lang).format(point=pick(p.text, lang)),
+                pick(CONTRARY["why"], lang).format(fact=pick(p.fact or p.text, lang).rstrip("。. ")))
     return None
 
 

@@ -1,0 +1,132 @@
+"""What a key point asserts about its concepts (its relation), and what a sentence of an answer asserts about them.
+
+A point names concepts ("softmax", "registers per thread") and says something of them: a value ("memory-bound", "per
+row", "at compile time", "a warpgroup of four warps") or a trend ("more warps, fewer registers per thread"). An answer
+that names the same concepts is credited only where it says the point's own relation; where it says a different one
+("softmax is compute-bound", "each warp issues its own wgmma", "mean and rstd per column") it contradicts the point,
+and the answer is told "you said X; in fact Y" (coach/oral/scoring.py reports it). The data is prompts.yaml
+`rubric[].relation`, a list of:
+
+  {of: [terms], is: [terms], not: [terms]}            a value: the point says OF is IS; NOT are the other values of
+                                                      the same question (the opposite direction, operand, unit, owner)
+  {of: [terms], with: [terms], trend: same|opposite}  a trend: as OF grows, WITH grows (same) or shrinks (opposite);
+                                                      the direction words are the concepts @more and @less
+
+Binding is by position, the way a reader binds a predicate to its subject: each mention of OF takes the value
+mention nearest to it in its own clause, else in its sentence within a reach (40 characters, 20 in a sentence
+with Chinese), a value after it preferred to one as far before it
+(English and Chinese put the predicate after the subject; "memory-bound kernels like softmax" still binds). A
+mention inside a longer one is not a mention (per warp inside per warpgroup). Then:
+
+  IS asserted        holds          ("softmax is memory-bound", "softmax 是访存受限")
+  NOT asserted       contradicts    ("softmax is compute-bound")
+  IS denied          contradicts    ("softmax is not memory-bound")
+  NOT denied         neither        ("softmax is not compute-bound" says what it is not, not the point)
+
+A trend holds when both OF and WITH take a direction word (asserted) and the product of the two directions is the
+trend's. Whether a contradicting sentence is asserted at all (not in a conditional's antecedent, not reported speech,
+not rebutted) is the scorer's rule for every claim; this module only binds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+IS, NOT, MORE, LESS = "is", "not", "more", "less"
+
+
+@dataclass(frozen=True)
+class Relation:
+    of: object                    # a compiled term (coach.oral.scoring.Part): what the relation is about
+    is_: object | None = None     # a value: what the point says OF is
+    not_: object | None = None    # the other values, each contradicting the point
+    with_: object | None = None   # a trend: the other quantity
+    trend: int = 0                # +1 same direction, -1 opposite, 0 for a value relation
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    asserted: bool
+    kind: str                     # IS, NOT, MORE or LESS
+
+
+def outermost(mentions: list) -> list:
+    """Drop a mention that overlaps a longer one ("per warp" inside "per warpgroup", "确定性的" across "非确定性")."""
+    size = lambda m: m.end - m.start  # noqa: E731
+    return [m for m in mentions
+            if not any(o is not m and o.start < m.end and m.start < o.end and
+                       (size(o) > size(m) or (size(o) == size(m) and o.start < m.start)) for o in mentions)]
+
+
+def affinity(subject: tuple, m: Mention, clause: tuple, reach: int, trend: bool = False,
+             topic_first: bool = False) -> tuple | None:
+    """How strongly mention M binds to SUBJECT (smaller binds first), or None when it cannot. A value binds first
+    after its subject in the subject's clause ("tanh comes from libdevice"), then after it in the sentence within
+    REACH characters ("softmax, though, is compute-bound"), then before it in its clause ("each warp issues its own
+    wgmma"); never from an earlier clause ("..., so apply it in the epilogue; group scales stay inside"). A
+    trend's direction words are modifiers as often as predicates ("more warps", "warps 越多"): the nearest in the clause
+    on either side, else after within REACH. TOPIC_FIRST (a Chinese clause) puts a value before the subject in its
+    clause ahead of one in the next clause: "编译期的值用 static_print，运行时用 device_print" binds 编译期 to
+    static_print."""
+    a, b = subject
+    if m.end > a and m.start < b:
+        return None
+    after = m.start >= b
+    gap = (m.start - b) if after else (a - m.end)
+    inside = clause[0] <= m.start and m.end <= clause[1]
+    if inside and (trend or after):
+        return (0, gap)
+    if inside and topic_first:
+        return (1, gap)
+    if after and gap <= reach:
+        return (1 if not topic_first else 2, gap)
+    if inside:
+        return (2, gap)
+    return None
+
+
+def bind(subject: tuple, mentions: list, clause_of, reach: int, rivals: list = (), trend: bool = False,
+         topic_first=lambda span: False) -> Mention | None:
+    """The mention bound to SUBJECT (start, end): the one of best affinity, among those no rival subject (another
+    concept a relation of the checkpoint is about, in the same sentence) binds more strongly: a predicate belongs to
+    the nearest subject ("Inductor fuses ops and emits Triton source": "fuses" is Inductor's, not Triton's). A denied
+    NOT ("not compute-bound") binds nothing: the next one does. CLAUSE_OF gives a span's clause (lo, hi), TOPIC_FIRST
+    whether it is a Chinese one."""
+    best, key = None, None
+    for m in mentions:
+        if m.kind == NOT and not m.asserted:
+            continue
+        k = affinity(subject, m, clause_of(subject), reach, trend, topic_first(subject))
+        if k is None:
+            continue
+        if any(r != subject and not (r[0] < subject[1] and subject[0] < r[1]) and
+               (rk := affinity(r, m, clause_of(r), reach, trend, topic_first(r))) is not None and rk < k
+               for r in rivals):
+            continue
+        if key is None or k < key:
+            best, key = m, k
+    return best
+
+
+def judge_value(mention: Mention | None) -> str | None:
+    """'holds', 'contradicts' or None for the value mention bound to a subject (the table in the docstring)."""
+    if mention is None:
+        return None
+    if mention.kind == IS:
+        return "holds" if mention.asserted else "contradicts"
+    if mention.kind == NOT and mention.asserted:
+        return "contradicts"
+    return None
+
+
+def direction(mention: Mention | None) -> int:
+    if mention is None or not mention.asserted:
+        return 0
+    return 1 if mention.kind == MORE else -1 if mention.kind == LESS else 0
+
+
+def judge_trend(trend: int, x_dir: int, y_dir: int) -> str | None:
+    if not x_dir or not y_dir:
+        return None
+    return "holds" if x_dir * y_dir == trend else "contradicts"
