@@ -20,8 +20,9 @@ mention inside a longer one is not a mention (per warp inside per warpgroup). Th
 
   IS asserted        holds          ("softmax is memory-bound", "softmax 是访存受限")
   NOT asserted       contradicts    ("softmax is compute-bound")
-  IS denied          contradicts    ("softmax is not memory-bound")
-  NOT denied         neither        ("softmax is not compute-bound" says what it is not, not the point)
+  IS denied          neither        ("code Dynamo cannot trace causes a graph break": a denied value is too often
+                                     about something else to fail an answer on)
+  NOT denied         binds nothing  ("softmax is not compute-bound": the next value binds)
 
 A trend holds when both OF and WITH take a direction word (asserted) and the product of the two directions is the
 trend's. Whether a contradicting sentence is asserted at all (not in a conditional's antecedent, not reported speech,
@@ -113,8 +114,8 @@ def judge_value(mention: Mention | None) -> str | None:
     """'holds', 'contradicts' or None for the value mention bound to a subject (the table in the docstring)."""
     if mention is None:
         return None
-    if mention.kind == IS:
-        return "holds" if mention.asserted else "contradicts"
+    if mention.kind == IS and mention.asserted:
+        return "holds"
     if mention.kind == NOT and mention.asserted:
         return "contradicts"
     return None

@@ -22,6 +22,10 @@ _REPLACE = {"×": "x", "−": "-", "–": "-", "≥": ">=", "≤": "<=", "’": 
 # m旧 / m_新 / l旧: the Chinese subscripts engineers type, as the ASCII ones (m_old, m_new) the matchers know
 _NOTATION = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z])_?(旧|新)")
 _NOTATION_WORD = {"旧": "old", "新": "new"}
+# the statistics as candidates write them in a formula: x̂ (x + U+0302) as xhat, σ⁻¹ / 1/σ as rstd, a lone μ as mean
+# (not μs, microseconds)
+_FORMULA = [(re.compile(r"([A-Za-z])\u0302"), r"\1hat"), (re.compile(r"σ\s*\^?\s*-\s*1(?![0-9])|1\s*/\s*σ"), "rstd"),
+            (re.compile(r"(?<![A-Za-z0-9_])μ(?![A-Za-z])"), "mean")]
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|[。\n]+")
 CLAUSE = re.compile(r"[,:;(\[]|\bbut\b|\bhowever\b|\bwhereas\b|\binstead\b|但是|但|不过|然而|其实|实际上|而是", re.I)
 
@@ -144,6 +148,8 @@ def normalise(text: str) -> str:
     for a, b in _REPLACE.items():
         t = t.replace(a, b)
     t = _NOTATION.sub(lambda m: m.group(1) + "_" + _NOTATION_WORD[m.group(2)], t)
+    for pattern, word in _FORMULA:
+        t = pattern.sub(word, t)
     return " ".join(t.split())
 
 
@@ -219,17 +225,27 @@ def _zh_negated(d: Doc, lo: int, hi: int) -> bool:
     if d.tokens is None:
         return False
     neg = False
+    prev = ""
     for a, b, w in d.tokens:
         if b <= lo or a < lo:
+            prev = w
             continue
         if a >= hi:
             break
-        if b <= hi and (w in ZH_NEG or (w[0] in "不没" and len(w) > 1 and w not in ZH_NOT_NEG
-                                        and w not in ZH_AFFIRM and w not in ZH_BREAK)):
+        if _a_not_a(prev, w):  # 要不要, 用不用, 有没有: a question ("whether to"), not a negation
+            pass
+        elif b <= hi and (w in ZH_NEG or (w[0] in "不没" and len(w) > 1 and w not in ZH_NOT_NEG
+                                          and w not in ZH_AFFIRM and w not in ZH_BREAK)):
             neg = True
         elif w in ZH_BREAK or w in ZH_AFFIRM:
             neg = False
+        prev = w
     return neg
+
+
+def _a_not_a(prev: str, w: str) -> bool:
+    """The A-not-A question, 要不要 / 用不用 / 能不能 / 有没有 / 需不需要: the negator token repeats the verb before it."""
+    return len(w) > 1 and w[0] in "不没" and bool(prev) and _CJK.match(prev) is not None and w[1:].startswith(prev)
 
 
 def _en_negated(scope: str) -> bool:
