@@ -292,21 +292,22 @@ def _one_part(terms) -> Part | None:
         return None
     alts = [a for t in (terms if isinstance(terms, list) else [terms]) for a in expand(t)]
     if any(isinstance(a, Neg) for a in _flat(alts)):
-        raise ValueError("a relation's terms are plain: its denials are read from the answer")
+        raise catalog.CatalogError("a relation's terms are plain: its denials are read from the answer")
     return _part(_join(alts))
 
 
 def compile_relation(cid: str, data: dict) -> R.Relation:
-    """A rubric item's `relation` entry: {of, is, not} (a value) or {of, with, trend: same|opposite} (a trend)."""
+    """A rubric item's `relation` entry: {of, is, not} (a value) or {of, with, trend: same|opposite} (a trend).
+    Malformed data is drill's own bug (CatalogError)."""
     if not data.get("of"):
-        raise ValueError(f"{cid}: a relation needs `of`")
+        raise catalog.CatalogError(f"{cid}: a relation needs `of`")
     if "trend" in data:
         if data["trend"] not in ("same", "opposite") or not data.get("with"):
-            raise ValueError(f"{cid}: a trend relation needs `with` and trend: same|opposite")
+            raise catalog.CatalogError(f"{cid}: a trend relation needs `with` and trend: same|opposite")
         return R.Relation(of=_one_part(data["of"]), with_=_one_part(data["with"]),
                           trend=1 if data["trend"] == "same" else -1)
     if not data.get("is") or not data.get("not"):
-        raise ValueError(f"{cid}: a value relation needs `is` and `not`")
+        raise catalog.CatalogError(f"{cid}: a value relation needs `is` and `not`")
     return R.Relation(of=_one_part(data["of"]), is_=_one_part(data["is"]), not_=_one_part(data["not"]))
 
 

@@ -193,7 +193,9 @@ def doc(text: str) -> Doc:
 
 def at_word_edges(d: Doc, start: int, end: int) -> bool:
     """A match must not cut a Chinese word that jieba found across its edge: 不满 does not match in 不满足 (满足 starts
-    inside it). A match inside a longer word is kept (累加 in 累加器, 一块 in 哪一块): Chinese compounds."""
+    inside it). A match inside a longer word is kept (累加 in 累加器, 一块 in 哪一块): Chinese compounds. So is a cut
+    where the rest of the word is itself one of the data's words: 每个线程的寄存器 in 每个线程的寄存器越多, where jieba
+    (given 寄存器越多 as a word) glued 越多 on."""
     if d.tokens is None or start >= end:
         return True
     for a, b, _ in d.tokens:
@@ -203,7 +205,10 @@ def at_word_edges(d: Doc, start: int, end: int) -> bool:
             continue
         crosses_start = a < start < b < end
         crosses_end = start < a < end < b
-        if (crosses_start and _CJK.match(d.text[start])) or (crosses_end and _CJK.match(d.text[end - 1])):
+        known = _fallback_words()[0]
+        if crosses_start and _CJK.match(d.text[start]) and d.text[a:start] not in known:
+            return False
+        if crosses_end and _CJK.match(d.text[end - 1]) and d.text[end:b] not in known:
             return False
     return True
 
