@@ -6,7 +6,9 @@ before any further change: its first figures are the honest estimate. holdout4/ 
 holdout (issue 19), written by a helper who never read the matchers, scored before the changes it led to; holdout4u/
 its unseen half, measured before and after the contraries were written, then used to write them. probes19b/ and
 probes19c/ are wrong answers in the blind sets' pattern (true points plus one confident falsehood) written by the
-author of the contraries, each set scored before its contraries were written. docs/oral.md
+author of the contraries, each set scored before its contraries were written; probes19g/ the same for the 22 checkpoints
+no holdout had used, scored before their relations were written. round5 is the round-5 blind holdout (a helper who
+never read the matchers), the development set of the key points' relations. docs/oral.md
 records all of them (`python tests/test_checkpoints_corpus.py` prints the current ones). Each set meets the goal in
 each language separately."""
 from __future__ import annotations
@@ -25,6 +27,13 @@ GOAL_RIGHT, GOAL_WRONG = 0.95, 0.05  # at least 95 % of right answers pass, at m
 
 
 def load(folder: Path) -> dict:
+    """{checkpoint: {lang: {right: [...], wrong: [...]}}} from a folder of per-checkpoint files, or from a holdout list
+    ([{id, lang, expect, text}], as the blind rounds are written)."""
+    if folder.suffix == ".yaml":
+        out: dict = {}
+        for it in yaml.safe_load(folder.read_text(encoding="utf-8")):
+            out.setdefault(it["id"], {}).setdefault(it["lang"], {}).setdefault(it["expect"], []).append(it["text"])
+        return out
     return {p.stem: yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.yaml"))}
 
 
@@ -55,7 +64,8 @@ def test_every_checkpoint_has_five_answers_of_each_kind_in_both_languages():
 
 SETS = {"corpus": ORAL, "holdout": ORAL / "holdout", "holdout2": ORAL / "holdout2", "holdout4": ORAL / "holdout4",
         "probes19": ORAL / "probes19", "probes19b": ORAL / "probes19b", "probes19c": ORAL / "probes19c",
-        "holdout4u": ORAL / "holdout4u", "probes19d": ORAL / "probes19d", "probes19e": ORAL / "probes19e", "probes19f": ORAL / "probes19f"}
+        "holdout4u": ORAL / "holdout4u", "probes19d": ORAL / "probes19d", "probes19e": ORAL / "probes19e", "probes19f": ORAL / "probes19f",
+        "probes19g": ORAL / "probes19g", "round5": Path(__file__).parent / "blind_holdout" / "oral_round5.yaml"}
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -11,6 +11,9 @@ and the answer is told "you said X; in fact Y" (coach/oral/scoring.py reports it
                                                       the same question (the opposite direction, operand, unit, owner)
   {of: [terms], with: [terms], trend: same|opposite}  a trend: as OF grows, WITH grows (same) or shrinks (opposite);
                                                       the direction words are the concepts @more and @less
+  {order: [[terms], [terms], ...]}                    a sequence: stages in this order ("TTIR -> TTGIR -> LLVM IR");
+                                                      two stages joined by an arrow or "then" the other way round
+                                                      contradict it
 
 Binding is by position, the way a reader binds a predicate to its subject: each mention of OF takes the value
 mention nearest to it in its own clause, else in its sentence within a reach (40 characters, 20 in a sentence
@@ -30,9 +33,15 @@ not rebutted) is the scorer's rule for every claim; this module only binds.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 IS, NOT, MORE, LESS = "is", "not", "more", "less"
+
+
+# what joins two stages of a sequence said in order: "TTIR -> TTGIR", "TTIR then TTGIR", "TTIR 再到 TTGIR"
+ARROW = re.compile(r"\s*(?:-+>|→|=>|\bthen\b|\band then\b|\bfollowed by\b|\b(?:is )?lowered to\b|\binto\b|\bto\b|然后|再到|"
+                   r"再|到|变成|转成|生成|之后是)\s*", re.I)
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,7 @@ class Relation:
     not_: object | None = None    # the other values, each contradicting the point
     with_: object | None = None   # a trend: the other quantity
     trend: int = 0                # +1 same direction, -1 opposite, 0 for a value relation
+    order: tuple = ()             # a sequence: compiled terms, one per stage, in order
 
 
 @dataclass(frozen=True)
@@ -76,7 +86,9 @@ def affinity(subject: tuple, m: Mention, clause: tuple, reach: int, trend: bool 
     after = m.start >= b
     gap = (m.start - b) if after else (a - m.end)
     inside = clause[0] <= m.start and m.end <= clause[1]
-    if inside and (trend or after):
+    if inside and trend:  # a direction word modifies: before its noun in English ("more warps"), after in Chinese
+        return (0, gap + (0 if after == topic_first else 1))  # ("warp 越多"); a tie goes that way
+    if inside and after:
         return (0, gap)
     if inside and topic_first:
         return (1, gap)
@@ -88,12 +100,14 @@ def affinity(subject: tuple, m: Mention, clause: tuple, reach: int, trend: bool 
 
 
 def bind(subject: tuple, mentions: list, clause_of, reach: int, rivals: list = (), trend: bool = False,
-         topic_first=lambda span: False) -> Mention | None:
+         topic_first=lambda span: False, rival_clause_of=None) -> Mention | None:
     """The mention bound to SUBJECT (start, end): the one of best affinity, among those no rival subject (another
     concept a relation of the checkpoint is about, in the same sentence) binds more strongly: a predicate belongs to
     the nearest subject ("Inductor fuses ops and emits Triton source": "fuses" is Inductor's, not Triton's). A denied
     NOT ("not compute-bound") binds nothing: the next one does. CLAUSE_OF gives a span's clause (lo, hi), TOPIC_FIRST
-    whether it is a Chinese one."""
+    whether it is a Chinese one; RIVAL_CLAUSE_OF a rival's (its whole clause: "看单个 kernel 的吞吐、寄存器看 ncu" keeps
+    单个 kernel for ncu although 、 ends the list item)."""
+    rival_clause_of = rival_clause_of or clause_of
     best, key = None, None
     for m in mentions:
         if m.kind == NOT and not m.asserted:
@@ -102,7 +116,7 @@ def bind(subject: tuple, mentions: list, clause_of, reach: int, rivals: list = (
         if k is None:
             continue
         if any(r != subject and not (r[0] < subject[1] and subject[0] < r[1]) and
-               (rk := affinity(r, m, clause_of(r), reach, trend, topic_first(r))) is not None and rk < k
+               (rk := affinity(r, m, rival_clause_of(r), reach, trend, topic_first(r))) is not None and rk < k
                for r in rivals):
             continue
         if key is None or k < key:
@@ -131,3 +145,13 @@ def judge_trend(trend: int, x_dir: int, y_dir: int) -> str | None:
     if not x_dir or not y_dir:
         return None
     return "holds" if x_dir * y_dir == trend else "contradicts"
+
+
+def judge_order(stages: list, text: str) -> list:
+    """(verdict, start, end) for each two neighbouring stage mentions joined by an arrow: STAGES is [(stage index,
+    start, end)] in text order; 'holds' when the later stage follows, 'contradicts' when it comes first."""
+    out = []
+    for (i, a0, a1), (j, b0, b1) in zip(stages, stages[1:]):
+        if i != j and ARROW.fullmatch(text[a1:b0]):
+            out.append(("holds" if j > i else "contradicts", a0, b1))
+    return out

@@ -297,8 +297,14 @@ def _one_part(terms) -> Part | None:
 
 
 def compile_relation(cid: str, data: dict) -> R.Relation:
-    """A rubric item's `relation` entry: {of, is, not} (a value) or {of, with, trend: same|opposite} (a trend).
+    """A rubric item's `relation` entry: {of, is, not} (a value), {of, with, trend: same|opposite} (a trend) or
+    {order: [stages]} (a sequence).
     Malformed data is drill's own bug (CatalogError)."""
+    if "order" in data:
+        stages = data["order"]
+        if not isinstance(stages, list) or len(stages) < 2:
+            raise catalog.CatalogError(f"{cid}: an order relation needs two stages or more")
+        return R.Relation(of=None, order=tuple(_one_part(t) for t in stages))
     if not data.get("of"):
         raise catalog.CatalogError(f"{cid}: a relation needs `of`")
     if "trend" in data:
@@ -511,6 +517,11 @@ def _overlaps(m, span: tuple) -> bool:
     return m.start < span[1] and span[0] < m.end
 
 
+def rivals(m: Matcher, rel: R.Relation) -> tuple:
+    """The subjects of the checkpoint's other relations: a value binds to the nearest of them."""
+    return tuple(o.of for p in m.points for o in p.relations if o is not rel and o.of is not None)
+
+
 def _item(d: T.Doc, sent: tuple, x: tuple) -> tuple:
     """The clause around span X, cut at the Chinese enumeration comma too (a list item's own predicate)."""
     lo, hi = T.clause_start(d, sent[0], x[0]), T.clause_end(d, x[1], sent[1])
@@ -525,10 +536,20 @@ def relation_state(d: T.Doc, rel: R.Relation, rivals: tuple = ()) -> tuple:
     nearest subject)."""
     holds = False
     for sent in d.spans:
+        if rel.order:
+            stages = sorted(R.outermost([R.Mention(a, b, ok, str(i)) for i, part in enumerate(rel.order)
+                                         for a, b, ok in _occurrences(d, part, sent)]), key=lambda m: m.start)
+            for verdict, a, b in R.judge_order([(int(m.kind), m.start, m.end) for m in stages if m.asserted], d.text):
+                if verdict == "holds":
+                    holds = True
+                elif asserted_here(d, sent, a, b):
+                    return "contradicts", d.text[sent[0]:sent[1]].strip(), d.text[a:b].strip()
+            continue
         subjects = [(a, b) for a, b, ok in _occurrences(d, rel.of, sent) if ok]
         if not subjects:
             continue
         clause = lambda x: _item(d, sent, x)  # noqa: E731
+        whole = lambda x: (T.clause_start(d, sent[0], x[0]), T.clause_end(d, x[1], sent[1]))  # noqa: E731
         chinese = T.has_cjk(d.text[sent[0]:sent[1]])
         zh = lambda x: chinese  # noqa: E731  (a Chinese sentence puts its topic first: "编译期的值用 static_print")
         reach = 20 if chinese else 40  # and says as much in fewer characters
@@ -541,16 +562,17 @@ def relation_state(d: T.Doc, rel: R.Relation, rivals: tuple = ()) -> tuple:
                 for y in withs:
                     if x[0] < y[1] and y[0] < x[1]:
                         continue
-                    dx = R.bind(x, [m for m in dirs if not _overlaps(m, y)], clause, reach, [y] + others, True, zh)
+                    dx = R.bind(x, [m for m in dirs if not _overlaps(m, y)], clause, reach, [y] + others, True, zh,
+                                whole)
                     dy = R.bind(y, [m for m in dirs if not _overlaps(m, x) and m is not dx], clause, reach,
-                                [x] + others, True, zh)
+                                [x] + others, True, zh, whole)
                     verdict = R.judge_trend(rel.trend, R.direction(dx), R.direction(dy))
                     if verdict:
                         found.append((verdict, [x, y, (dx.start, dx.end), (dy.start, dy.end)]))
         else:
             values = _mentions(d, sent, ((R.IS, rel.is_), (R.NOT, rel.not_)))
             for x in subjects:
-                m = R.bind(x, values, clause, reach, others, topic_first=zh)
+                m = R.bind(x, values, clause, reach, others, topic_first=zh, rival_clause_of=whole)
                 verdict = R.judge_value(m)
                 if verdict:
                     found.append((verdict, [x, (m.start, m.end)]))
@@ -597,10 +619,9 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
     empty = not d.text
     points, wrong = [], []
     said = []
-    subjects = [r for p in m.points for r in p.relations]  # a value binds to the nearest of the checkpoint's subjects
     for i, p in enumerate(m.points):
         state = None if empty else point_state(d, p)
-        rels = [] if empty else [relation_state(d, r, tuple(o.of for o in subjects if o is not r)) for r in p.relations]
+        rels = [] if empty else [relation_state(d, r, rivals(m, r)) for r in p.relations]
         bad = next((r for r in rels if r[0] == "contradicts"), None)
         if bad:  # the point's concepts named with a different relation: not credited, a wrong claim
             state = "denied"
