@@ -120,8 +120,10 @@ def test_binding_rules():
     assert R.bind(subject, [m(45, 50, R.NOT)], lambda s: clause, 40) is not None   # after it in the sentence, in reach
     assert R.bind(subject, [m(70, 75, R.NOT)], lambda s: clause, 40) is None       # out of reach
     assert R.bind(subject, [m(25, 30, R.NOT, ok=False), after], lambda s: clause, 40) is after  # a denied NOT binds nothing
-    rival = (31, 35)  # "X ... value Y": the value right before Y, and Y's subject is nearer
-    assert R.bind(subject, [m(36, 38, R.NOT)], lambda s: clause, 40, [rival]) is None
+    # a rival subject that binds the value in a stronger way takes it: the value is before SUBJECT in its clause and
+    # right after the rival ("Inductor fuses ops and emits Triton source"); at the same rank the nearer does not win
+    assert R.bind((20, 30), [m(8, 12, R.NOT)], lambda s: clause, 40, [(2, 6)]) is None
+    assert R.bind(subject, [m(36, 38, R.NOT)], lambda s: clause, 40, [(31, 35)]) is not None
     assert R.outermost([m(0, 9, R.IS), m(4, 9, R.NOT)]) == [m(0, 9, R.IS)]  # "per warp" inside "per warpgroup"
     assert R.judge_trend(-1, 1, -1) == "holds" and R.judge_trend(-1, 1, 1) == "contradicts"
     assert R.judge_trend(-1, 0, 1) is None

@@ -102,8 +102,10 @@ def affinity(subject: tuple, m: Mention, clause: tuple, reach: int, trend: bool 
 def bind(subject: tuple, mentions: list, clause_of, reach: int, rivals: list = (), trend: bool = False,
          topic_first=lambda span: False, rival_clause_of=None) -> Mention | None:
     """The mention bound to SUBJECT (start, end): the one of best affinity, among those no rival subject (another
-    concept a relation of the checkpoint is about, in the same sentence) binds more strongly: a predicate belongs to
-    the nearest subject ("Inductor fuses ops and emits Triton source": "fuses" is Inductor's, not Triton's). A denied
+    concept a relation of the checkpoint is about, in the same sentence) binds in a stronger way (after it in its
+    clause against before it, say): "Inductor fuses ops and emits Triton source": "fuses" is Inductor's, not
+    Triton's; at the same rank the nearer does not win ("direct convolution is what cuDNN uses because it maps onto
+    tensor cores" is about direct convolution). A denied
     NOT ("not compute-bound") binds nothing: the next one does. CLAUSE_OF gives a span's clause (lo, hi), TOPIC_FIRST
     whether it is a Chinese one; RIVAL_CLAUSE_OF a rival's (its whole clause: "看单个 kernel 的吞吐、寄存器看 ncu" keeps
     单个 kernel for ncu although 、 ends the list item)."""
@@ -116,7 +118,7 @@ def bind(subject: tuple, mentions: list, clause_of, reach: int, rivals: list = (
         if k is None:
             continue
         if any(r != subject and not (r[0] < subject[1] and subject[0] < r[1]) and
-               (rk := affinity(r, m, rival_clause_of(r), reach, trend, topic_first(r))) is not None and rk < k
+               (rk := affinity(r, m, rival_clause_of(r), reach, trend, topic_first(r))) is not None and rk[0] < k[0]
                for r in rivals):
             continue
         if key is None or k < key:

@@ -518,8 +518,10 @@ def _overlaps(m, span: tuple) -> bool:
 
 
 def rivals(m: Matcher, rel: R.Relation) -> tuple:
-    """The subjects of the checkpoint's other relations: a value binds to the nearest of them."""
-    return tuple(o.of for p in m.points for o in p.relations if o is not rel and o.of is not None)
+    """The subjects of the checkpoint's other relations of the same kind (values or trends): a value or a direction
+    word binds to the nearest of them."""
+    return tuple(o.of for p in m.points for o in p.relations
+                 if o is not rel and o.of is not None and bool(o.trend) == bool(rel.trend))
 
 
 def _item(d: T.Doc, sent: tuple, x: tuple) -> tuple:
