@@ -23,8 +23,9 @@ mention inside a longer one is not a mention (per warp inside per warpgroup). Th
 
   IS asserted        holds          ("softmax is memory-bound", "softmax 是访存受限")
   NOT asserted       contradicts    ("softmax is compute-bound")
-  IS denied          neither        ("code Dynamo cannot trace causes a graph break": a denied value is too often
-                                     about something else to fail an answer on)
+  IS denied          binds nothing  ("code Dynamo cannot trace causes a graph break": a denied value is too often
+                                     about something else to fail an answer on; "tl.store doesn't hit HBM, it writes
+                                     into shared memory": the next value binds)
   NOT denied         binds nothing  ("softmax is not compute-bound": the next value binds)
 
 A trend holds when both OF and WITH take a direction word (asserted) and the product of the two directions is the
@@ -106,13 +107,13 @@ def bind(subject: tuple, mentions: list, clause_of, reach: int, rivals: list = (
     clause against before it, say): "Inductor fuses ops and emits Triton source": "fuses" is Inductor's, not
     Triton's; at the same rank the nearer does not win ("direct convolution is what cuDNN uses because it maps onto
     tensor cores" is about direct convolution). A denied
-    NOT ("not compute-bound") binds nothing: the next one does. CLAUSE_OF gives a span's clause (lo, hi), TOPIC_FIRST
+    value ("not compute-bound", "doesn't hit HBM") binds nothing: the next one does. CLAUSE_OF gives a span's clause (lo, hi), TOPIC_FIRST
     whether it is a Chinese one; RIVAL_CLAUSE_OF a rival's (its whole clause: "看单个 kernel 的吞吐、寄存器看 ncu" keeps
     单个 kernel for ncu although 、 ends the list item)."""
     rival_clause_of = rival_clause_of or clause_of
     best, key = None, None
     for m in mentions:
-        if m.kind == NOT and not m.asserted:
+        if m.kind in (IS, NOT) and not m.asserted:  # a denied value says what the subject is not: the next one binds
             continue
         k = affinity(subject, m, clause_of(subject), reach, trend, topic_first(subject))
         if k is None:
