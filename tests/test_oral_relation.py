@@ -59,6 +59,9 @@ CASES = [
      "More warps mean fewer registers per thread and fewer spills."),
     ("xblock-warps-grid", 4, "zh", "warp 越多，每个线程的寄存器越多。", "warp 越多，每个线程的寄存器越少。"),
     ("xblock-warps-grid", 1, "en", "A larger XBLOCK means more programs.", "A larger XBLOCK means fewer programs."),
+    ("xblock-warps-grid", 1, "en", "The grid is the number of threads launched, so XBLOCK must be a multiple of "
+     "32*num_warps or the kernel is wrong.", "The grid is cdiv(n, XBLOCK) programs, or the kernel misses the tail."),
+    ("implicit-gemm-conv", 3, "zh", "直接卷积用 tensor core，所以最快。", "直接卷积没有 GEMM 的形状，用不了 tensor core。"),
     ("compile-chain", 3, "en", "Triton fuses the ops of the graph.",
      "Inductor fuses ops and emits Triton source. Triton compiles that source to PTX."),
 ]

@@ -472,7 +472,14 @@ def asserted_here(d: T.Doc, sent: tuple, first: int, last: int, sent_end: int | 
     # clauses on, where it is about something else ("..., otherwise the result is wrong")
     stop = T.clause_end(d, min(hi + 1, sent_end), sent_end)
     s = d.text[sent[0]:sent[1]]
-    return not (REBUTTAL.search(d.text, last, stop) or WRONG_LABEL.search(s))
+    rebuttal = next((m for m in REBUTTAL.finditer(d.text, last, stop)
+                     if not CONSEQUENCE.search(d.text, max(last, m.start() - 24), m.start())), None)
+    return not (rebuttal or WRONG_LABEL.search(s))
+
+
+# "..., or the kernel is wrong", "否则结果就错": what goes wrong is a consequence, not a rebuttal of the statement
+CONSEQUENCE = re.compile(r"(?:the|your|its)\s+(?:kernel|result|results|output|outputs|answer|values?|sum|code|gradient)s?\s*$|"
+                         r"(?:结果|输出|kernel|梯度)\s*(?:就|会|也)?\s*$", re.I)
 
 
 def find_claims(claims_: list, d: T.Doc) -> list[tuple[Claim, str]]:

@@ -42,7 +42,8 @@ EN_BREAK = re.compile(
     r"\b(?:means?|meaning|so|then|therefore|thus|because|since|which|that|and|or|if|when|whenever|while|otherwise|"
     r"else|leads?\s+to|causes?|results?\s+in|you|they|we|gets?|gives?)\b", re.I)
 ZH_NEG = frozenset("不 没 没有 无 无需 无须 不用 不必 不需要 不是 并非 并不 并没有 从不 从来不 从未 绝不 不会 不能 别 "
-                   "不要 未 非 毫无 不再 没法 无法 不可 不可能 而不是 不算 不太 不一定 未必 从没".split())
+                   "不要 未 非 毫无 不再 没法 无法 不可 不可能 而不是 不算 不太 不一定 未必 从没 "
+                   "用不了 用不上 用不到 做不到 做不了 跑不了 看不到 看不见 找不到".split())  # X不了 / X不到: cannot X
 ZH_AFFIRM = frozenset("不仅 不只 不光 不单 不但 不止".split())
 # jieba glues some negated verbs into one word (不崩, 不写): a word starting with 不/没 negates unless it is one of these.
 ZH_NOT_NEG = frozenset("不了 不同 不断 不少 不过 不错 不久 不停 不管 不论 不如 不足 不等 不得不 不然 不禁 不妨 没错".split())
@@ -239,6 +240,8 @@ def _zh_negated(d: Doc, lo: int, hi: int) -> bool:
             break
         if _a_not_a(prev, w):  # 要不要, 用不用, 有没有: a question ("whether to"), not a negation
             pass
+        elif w in ("不了", "不到", "不上") and len(prev) == 1 and _CJK.match(prev) and b <= hi:
+            neg = True  # 用 + 不了 (cannot use), jieba's split of a verb and its potential complement
         elif b <= hi and (w in ZH_NEG or (w[0] in "不没" and len(w) > 1 and w not in ZH_NOT_NEG
                                           and w not in ZH_AFFIRM and w not in ZH_BREAK)):
             neg = True
