@@ -9,7 +9,8 @@ probes19c/ are wrong answers in the blind sets' pattern (true points plus one co
 author of the contraries, each set scored before its contraries were written; probes19g/ the same for the 22 checkpoints
 no holdout had used, scored before their relations were written, and probes19h/ other falsehoods for the same
 checkpoints (wrong answers only), scored before their own relations; probes19i/ paraphrased right answers and a third
-set of falsehoods for the 12 of them round 6's seen half did not ask about, the same way. round5 is the round-5 blind holdout (a helper who
+set of falsehoods for the 12 of them round 6's seen half did not ask about, the same way; probes19j/ a fourth (English
+wrong answers, Chinese right answers). round5 is the round-5 blind holdout (a helper who
 never read the matchers), the development set of the key points' relations, and round6seen the seen half of round 6
 (10 checkpoints, 80 answers, the same kind of helper), used the same way. docs/oral.md
 records all of them (`python tests/test_checkpoints_corpus.py` prints the current ones). Each set meets the goal in
@@ -68,7 +69,7 @@ def test_every_checkpoint_has_five_answers_of_each_kind_in_both_languages():
 SETS = {"corpus": ORAL, "holdout": ORAL / "holdout", "holdout2": ORAL / "holdout2", "holdout4": ORAL / "holdout4",
         "probes19": ORAL / "probes19", "probes19b": ORAL / "probes19b", "probes19c": ORAL / "probes19c",
         "holdout4u": ORAL / "holdout4u", "probes19d": ORAL / "probes19d", "probes19e": ORAL / "probes19e", "probes19f": ORAL / "probes19f",
-        "probes19g": ORAL / "probes19g", "probes19h": ORAL / "probes19h", "probes19i": ORAL / "probes19i", "round5": Path(__file__).parent / "blind_holdout" / "oral_round5.yaml",
+        "probes19g": ORAL / "probes19g", "probes19h": ORAL / "probes19h", "probes19i": ORAL / "probes19i", "probes19j": ORAL / "probes19j", "round5": Path(__file__).parent / "blind_holdout" / "oral_round5.yaml",
         "round6seen": Path(__file__).parent / "blind_holdout" / "oral_round6_seen.yaml"}
 
 
@@ -78,8 +79,8 @@ def test_rates_meet_the_goal(name, lang):
     corpus = load(SETS[name])
     assert corpus, name
     r = rates(corpus, (lang,))
-    right = r["right"][0] / r["right"][1] if r["right"][1] else 1.0  # probes19h has wrong answers only
-    wrong = r["wrong"][0] / r["wrong"][1]
+    right = r["right"][0] / r["right"][1] if r["right"][1] else 1.0  # probes19h (and 19j in English) have wrong answers only
+    wrong = r["wrong"][0] / r["wrong"][1] if r["wrong"][1] else 0.0  # probes19j in Chinese has right answers only
     misses = "\n".join(f"{c} {l} {k}: {a}" for c, l, k, a in r["misses"])
     assert right >= GOAL_RIGHT, f"{right:.1%} of right answers pass\n{misses}"
     assert wrong <= GOAL_WRONG, f"{wrong:.1%} of wrong answers pass\n{misses}"

@@ -62,6 +62,8 @@ CASES = [
     ("xblock-warps-grid", 1, "en", "The grid is the number of threads launched, so XBLOCK must be a multiple of "
      "32*num_warps or the kernel is wrong.", "The grid is cdiv(n, XBLOCK) programs, or the kernel misses the tail."),
     ("implicit-gemm-conv", 3, "zh", "直接卷积用 tensor core，所以最快。", "直接卷积没有 GEMM 的形状，用不了 tensor core。"),
+    ("guide-ch8-what-is-wrong", 3, "en", "But the guide's looped kernel in 8.4 is wrong too.",
+     "The guide's looped kernel in 8.4 is right; its API names are not."),
     ("compile-chain", 3, "en", "Triton fuses the ops of the graph.",
      "Inductor fuses ops and emits Triton source. Triton compiles that source to PTX."),
 ]

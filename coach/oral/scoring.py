@@ -71,8 +71,9 @@ REBUTTAL = re.compile(
     r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了|是编的|是虚构的|虚构", re.I)
 # A claim in the antecedent of a conditional is not asserted: "if you floor-divide instead, the tail is lost".
 CONDITIONAL = re.compile(r"\b(?:if|suppose|say you)\b|要是|如果|假如|假设|若是|万一|一旦写成", re.I)
-# A claim someone else makes is reported, not asserted: "the guide says the grid is capped at 48, which ...".
-REPORTED = re.compile(r"\b(?:the guide(?:'s)?|guide \d+|some people|people (?:think|say|believe)|a common (?:myth|mistake|"
+# A claim someone else makes is reported, not asserted: "the guide says the grid is capped at 48, which ...". The
+# guide's own artefacts are a topic, not a speaker: "the guide's looped kernel in 8.4 is wrong" is the learner's claim.
+REPORTED = re.compile(r"\b(?:the guide(?!'s\s+(?:\w+\s+){0,2}(?:kernel|code|loop|heuristics?|example)\b(?!\s+(?:says|claims)))(?:'s)?|guide \d+|some people|people (?:think|say|believe)|a common (?:myth|mistake|"
                       r"misconception)|(?:it|one) is often said)\b|指南(?:说|里|的|认为)|有人(?:说|认为|以为)|常见的?(?:误解|错误|说法)|"
                       r"很多人(?:以为|认为|觉得)", re.I)
 WRONG_LABEL = re.compile(r"^\s*(?:wrong|incorrect|bogus|错误的?|错的|不存在的)[^:]{0,30}:", re.I)  # "Wrong API names: a, b"
@@ -466,8 +467,8 @@ def asserted_here(d: T.Doc, sent: tuple, first: int, last: int, sent_end: int | 
     conditional, not reported speech ("the guide says ..."), no rebuttal right after it."""
     sent_end = sent[1] if sent_end is None else sent_end
     lo, hi = T.clause_start(d, sent[0], first), T.clause_end(d, last, sent[1])
-    if CONDITIONAL.search(d.text, lo, first) or REPORTED.search(d.text, sent[0], first):
-        return False
+    if CONDITIONAL.search(d.text, lo, first) or any(m.start() < first for m in REPORTED.finditer(d.text, sent[0], sent[1])):
+        return False  # (REPORTED looks past FIRST: "the guide's looped kernel" is a topic, not a speaker)
     # a rebuttal counts in the rest of the claim's clause and the next one ("..., which is wrong"), not three
     # clauses on, where it is about something else ("..., otherwise the result is wrong")
     stop = T.clause_end(d, min(hi + 1, sent_end), sent_end)
