@@ -10,7 +10,7 @@ author of the contraries, each set scored before its contraries were written; pr
 no holdout had used, scored before their relations were written, and probes19h/ other falsehoods for the same
 checkpoints (wrong answers only), scored before their own relations; probes19i/ paraphrased right answers and a third
 set of falsehoods for the 12 of them round 6's seen half did not ask about, the same way; probes19j/ a fourth (English
-wrong answers, Chinese right answers) , probes19k/ a fifth (Chinese wrong, English right) and probes19l/ a sixth (English wrong, Chinese right). round5 is the round-5 blind holdout (a helper who
+wrong answers, Chinese right answers) , probes19k/ a fifth (Chinese wrong, English right), probes19l/ a sixth (English wrong, Chinese right) and probes19m/ a seventh (Chinese wrong, English right). round5 is the round-5 blind holdout (a helper who
 never read the matchers), the development set of the key points' relations, and round6seen the seen half of round 6
 (10 checkpoints, 80 answers, the same kind of helper), used the same way. docs/oral.md
 records all of them (`python tests/test_checkpoints_corpus.py` prints the current ones). Each set meets the goal in
@@ -69,7 +69,7 @@ def test_every_checkpoint_has_five_answers_of_each_kind_in_both_languages():
 SETS = {"corpus": ORAL, "holdout": ORAL / "holdout", "holdout2": ORAL / "holdout2", "holdout4": ORAL / "holdout4",
         "probes19": ORAL / "probes19", "probes19b": ORAL / "probes19b", "probes19c": ORAL / "probes19c",
         "holdout4u": ORAL / "holdout4u", "probes19d": ORAL / "probes19d", "probes19e": ORAL / "probes19e", "probes19f": ORAL / "probes19f",
-        "probes19g": ORAL / "probes19g", "probes19h": ORAL / "probes19h", "probes19i": ORAL / "probes19i", "probes19j": ORAL / "probes19j", "probes19k": ORAL / "probes19k", "probes19l": ORAL / "probes19l", "round5": Path(__file__).parent / "blind_holdout" / "oral_round5.yaml",
+        "probes19g": ORAL / "probes19g", "probes19h": ORAL / "probes19h", "probes19i": ORAL / "probes19i", "probes19j": ORAL / "probes19j", "probes19k": ORAL / "probes19k", "probes19l": ORAL / "probes19l", "probes19m": ORAL / "probes19m", "round5": Path(__file__).parent / "blind_holdout" / "oral_round5.yaml",
         "round6seen": Path(__file__).parent / "blind_holdout" / "oral_round6_seen.yaml"}
 
 

@@ -555,7 +555,8 @@ def relation_state(d: T.Doc, rel: R.Relation, rivals: tuple = ()) -> tuple:
                 elif asserted_here(d, sent, a, b):
                     return "contradicts", d.text[sent[0]:sent[1]].strip(), d.text[a:b].strip()
             continue
-        subjects = [(a, b) for a, b, ok in _occurrences(d, rel.of, sent) if ok]
+        # a subject counts unless a negator governs it; a dismissal after it ("对角线上的块不需要 mask") is its predicate
+        subjects = [(a, b) for a, b, ok in _occurrences(d, rel.of, sent) if ok or not T.negated_before(d, sent[0], a)]
         if not subjects:
             continue
         clause = lambda x: _item(d, sent, x)  # noqa: E731
