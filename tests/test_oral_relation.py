@@ -64,6 +64,9 @@ CASES = [
     ("implicit-gemm-conv", 3, "zh", "直接卷积用 tensor core，所以最快。", "直接卷积没有 GEMM 的形状，用不了 tensor core。"),
     ("guide-ch8-what-is-wrong", 3, "en", "But the guide's looped kernel in 8.4 is wrong too.",
      "The guide's looped kernel in 8.4 is right; its API names are not."),
+    ("inductor-pipeline", 4, "en", "Triton goes TTGIR -> TTIR -> LLVM IR -> PTX -> cubin.",
+     "Triton goes TTIR -> TTGIR -> LLVM IR -> PTX -> cubin."),
+    ("inductor-pipeline", 4, "zh", "Triton 从 TTGIR 到 TTIR，再到 LLVM IR、PTX、cubin。", "Triton：TTIR → TTGIR → LLVM IR → PTX → cubin。"),
     ("compile-chain", 3, "en", "Triton fuses the ops of the graph.",
      "Inductor fuses ops and emits Triton source. Triton compiles that source to PTX."),
 ]
