@@ -46,6 +46,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from coach.oral import relations as R
 from coach.oral import text as T
 from coach.oral.text import normalise, sentences
 from grader.reporting.i18n import pick
@@ -70,8 +71,9 @@ REBUTTAL = re.compile(
     r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了|是编的|是虚构的|虚构", re.I)
 # A claim in the antecedent of a conditional is not asserted: "if you floor-divide instead, the tail is lost".
 CONDITIONAL = re.compile(r"\b(?:if|suppose|say you)\b|要是|如果|假如|假设|若是|万一|一旦写成", re.I)
-# A claim someone else makes is reported, not asserted: "the guide says the grid is capped at 48, which ...".
-REPORTED = re.compile(r"\b(?:the guide(?:'s)?|guide \d+|some people|people (?:think|say|believe)|a common (?:myth|mistake|"
+# A claim someone else makes is reported, not asserted: "the guide says the grid is capped at 48, which ...". The
+# guide's own artefacts are a topic, not a speaker: "the guide's looped kernel in 8.4 is wrong" is the learner's claim.
+REPORTED = re.compile(r"\b(?:the guide(?!'s\s+(?:\w+\s+){0,2}(?:kernel|code|loop|heuristics?|example)\b(?!\s+(?:says|claims)))(?:'s)?|guide \d+|some people|people (?:think|say|believe)|a common (?:myth|mistake|"
                       r"misconception)|(?:it|one) is often said)\b|指南(?:说|里|的|认为)|有人(?:说|认为|以为)|常见的?(?:误解|错误|说法)|"
                       r"很多人(?:以为|认为|觉得)", re.I)
 WRONG_LABEL = re.compile(r"^\s*(?:wrong|incorrect|bogus|错误的?|错的|不存在的)[^:]{0,30}:", re.I)  # "Wrong API names: a, b"
@@ -206,6 +208,8 @@ class Point:
     required: bool = False
     denial_is_wrong: bool = False  # `denial: wrong`: saying any of its alternatives the other way round is a wrong claim
     either: bool = False          # a point about what does *not* happen: a plain term counts negated or not
+    relations: list = field(default_factory=list)  # what the point asserts about its concepts (coach/oral/relations.py)
+    fact: dict | None = None      # why a contrary or a different relation is false, where the point alone does not say
 
 
 @dataclass
@@ -283,6 +287,37 @@ def compile_contrary(claim_id: str, point: dict, fact, alternatives: list) -> Cl
 
 
 
+def _one_part(terms) -> Part | None:
+    """One compiled part for a list of terms (any of them), as a claim's `all` term; None for none."""
+    if terms is None:
+        return None
+    alts = [a for t in (terms if isinstance(terms, list) else [terms]) for a in expand(t)]
+    if any(isinstance(a, Neg) for a in _flat(alts)):
+        raise catalog.CatalogError("a relation's terms are plain: its denials are read from the answer")
+    return _part(_join(alts))
+
+
+def compile_relation(cid: str, data: dict) -> R.Relation:
+    """A rubric item's `relation` entry: {of, is, not} (a value), {of, with, trend: same|opposite} (a trend) or
+    {order: [stages]} (a sequence).
+    Malformed data is drill's own bug (CatalogError)."""
+    if "order" in data:
+        stages = data["order"]
+        if not isinstance(stages, list) or len(stages) < 2:
+            raise catalog.CatalogError(f"{cid}: an order relation needs two stages or more")
+        return R.Relation(of=None, order=tuple(_one_part(t) for t in stages))
+    if not data.get("of"):
+        raise catalog.CatalogError(f"{cid}: a relation needs `of`")
+    if "trend" in data:
+        if data["trend"] not in ("same", "opposite") or not data.get("with"):
+            raise catalog.CatalogError(f"{cid}: a trend relation needs `with` and trend: same|opposite")
+        return R.Relation(of=_one_part(data["of"]), with_=_one_part(data["with"]),
+                          trend=1 if data["trend"] == "same" else -1)
+    if not data.get("is") or not data.get("not"):
+        raise catalog.CatalogError(f"{cid}: a value relation needs `is` and `not`")
+    return R.Relation(of=_one_part(data["of"]), is_=_one_part(data["is"]), not_=_one_part(data["not"]))
+
+
 def matcher_for(cid: str, cp: dict) -> Matcher:
     """Compile one checkpoint's rubric and claims. Raises (KeyError, ValueError, re.error) on bad data."""
     points = []
@@ -300,7 +335,8 @@ def matcher_for(cid: str, cp: dict) -> Matcher:
             raise ValueError(f"{cid}: polarity is 'either' or 'asserted', not {either!r}")
         points.append(Point(text=text, alternatives=[_compile_alt(a, either == "either") for a in alts],
                             required=bool(item.get("required")), denial_is_wrong=item.get("denial") == "wrong",
-                            either=either == "either"))
+                            either=either == "either", fact=item.get("fact"),
+                            relations=[compile_relation(cid, r) for r in item.get("relation") or []]))
     found = []
     for i, item in enumerate(cp.get("rubric") or []):
         if item.get("contrary"):
@@ -423,13 +459,28 @@ def _concept_hit(d: T.Doc, alt: tuple, sent: tuple, sent_end: int | None = None)
     lo, hi = T.clause_start(d, sent[0], first), T.clause_end(d, last, sent[1])
     if any(p.search(d.text, lo, hi) for p in none):
         return False
-    if CONDITIONAL.search(d.text, lo, first) or REPORTED.search(d.text, sent[0], first):
-        return False
+    return asserted_here(d, sent, first, last, sent_end)
+
+
+def asserted_here(d: T.Doc, sent: tuple, first: int, last: int, sent_end: int | None = None) -> bool:
+    """Whether the statement spanning [FIRST, LAST) of SENT is the candidate's own: not in the antecedent of a
+    conditional, not reported speech ("the guide says ..."), no rebuttal right after it."""
+    sent_end = sent[1] if sent_end is None else sent_end
+    lo, hi = T.clause_start(d, sent[0], first), T.clause_end(d, last, sent[1])
+    if CONDITIONAL.search(d.text, lo, first) or any(m.start() < first for m in REPORTED.finditer(d.text, sent[0], sent[1])):
+        return False  # (REPORTED looks past FIRST: "the guide's looped kernel" is a topic, not a speaker)
     # a rebuttal counts in the rest of the claim's clause and the next one ("..., which is wrong"), not three
     # clauses on, where it is about something else ("..., otherwise the result is wrong")
     stop = T.clause_end(d, min(hi + 1, sent_end), sent_end)
     s = d.text[sent[0]:sent[1]]
-    return not (REBUTTAL.search(d.text, last, stop) or WRONG_LABEL.search(s))
+    rebuttal = next((m for m in REBUTTAL.finditer(d.text, last, stop)
+                     if not CONSEQUENCE.search(d.text, max(last, m.start() - 24), m.start())), None)
+    return not (rebuttal or WRONG_LABEL.search(s))
+
+
+# "..., or the kernel is wrong", "否则结果就错": what goes wrong is a consequence, not a rebuttal of the statement
+CONSEQUENCE = re.compile(r"(?:the|your|its)\s+(?:kernel|result|results|output|outputs|answer|values?|sum|code|gradient)s?\s*$|"
+                         r"(?:结果|输出|kernel|梯度)\s*(?:就|会|也)?\s*$", re.I)
 
 
 def find_claims(claims_: list, d: T.Doc) -> list[tuple[Claim, str]]:
@@ -458,6 +509,91 @@ def _denial_quote(d: T.Doc, p: Point) -> str:
             if all(occ) and not all(any(ok for *_, ok in o) for o in occ):
                 return d.text[sent[0]:sent[1]].strip()
     return ""
+
+
+@lru_cache(maxsize=1)
+def _directions() -> tuple:
+    return ((R.MORE, _one_part("@more")), (R.LESS, _one_part("@less")))
+
+
+def _mentions(d: T.Doc, sent: tuple, kinds) -> list:
+    return R.outermost([R.Mention(a, b, ok, kind) for kind, part in kinds if part is not None
+                        for a, b, ok in _occurrences(d, part, sent)])
+
+
+def _overlaps(m, span: tuple) -> bool:
+    return m.start < span[1] and span[0] < m.end
+
+
+def rivals(m: Matcher, rel: R.Relation) -> tuple:
+    """The subjects of the checkpoint's other relations of the same kind (values or trends): a value or a direction
+    word binds to the nearest of them."""
+    return tuple(o.of for p in m.points for o in p.relations
+                 if o is not rel and o.of is not None and bool(o.trend) == bool(rel.trend))
+
+
+def _item(d: T.Doc, sent: tuple, x: tuple) -> tuple:
+    """The clause around span X, cut at the Chinese enumeration comma too (a list item's own predicate)."""
+    lo, hi = T.clause_start(d, sent[0], x[0]), T.clause_end(d, x[1], sent[1])
+    before, after = d.text.rfind("、", lo, x[0]), d.text.find("、", x[1], hi)
+    return (lo if before < 0 else before + 1), (hi if after < 0 else after)
+
+
+def relation_state(d: T.Doc, rel: R.Relation, rivals: tuple = ()) -> tuple:
+    """(state, quote, said) of one relation over the answer: 'contradicts' with the first sentence where the candidate
+    asserts a different relation about the same concepts and the words that say it; else 'holds' where one asserts
+    the point's own; else None. RIVALS: the subjects of the checkpoint's other relations (a value binds to the
+    nearest subject)."""
+    holds = False
+    for sent in d.spans:
+        if rel.order:
+            stages = sorted(R.outermost([R.Mention(a, b, ok, str(i)) for i, part in enumerate(rel.order)
+                                         for a, b, ok in _occurrences(d, part, sent)]), key=lambda m: m.start)
+            for verdict, a, b in R.judge_order([(int(m.kind), m.start, m.end) for m in stages if m.asserted], d.text):
+                if verdict == "holds":
+                    holds = True
+                elif asserted_here(d, sent, a, b):
+                    return "contradicts", d.text[sent[0]:sent[1]].strip(), d.text[a:b].strip()
+            continue
+        # a subject counts unless a negator governs it; a dismissal after it ("对角线上的块不需要 mask") is its predicate
+        subjects = [(a, b) for a, b, ok in _occurrences(d, rel.of, sent) if ok or not T.negated_before(d, sent[0], a)]
+        if not subjects:
+            continue
+        clause = lambda x: _item(d, sent, x)  # noqa: E731
+        whole = lambda x: (T.clause_start(d, sent[0], x[0]), T.clause_end(d, x[1], sent[1]))  # noqa: E731
+        chinese = T.has_cjk(d.text[sent[0]:sent[1]])
+        zh = lambda x: chinese  # noqa: E731  (a Chinese sentence puts its topic first: "编译期的值用 static_print")
+        reach = 20 if chinese else 40  # and says as much in fewer characters
+        others = [(a, b) for r in rivals for a, b, ok in _occurrences(d, r, sent) if ok]
+        found = []
+        if rel.trend:
+            withs = [(a, b) for a, b, ok in _occurrences(d, rel.with_, sent) if ok]
+            dirs = _mentions(d, sent, _directions())
+            for x in subjects:
+                for y in withs:
+                    if x[0] < y[1] and y[0] < x[1]:
+                        continue
+                    dx = R.bind(x, [m for m in dirs if not _overlaps(m, y)], clause, reach, [y] + others, True, zh,
+                                whole)
+                    dy = R.bind(y, [m for m in dirs if not _overlaps(m, x) and m is not dx], clause, reach,
+                                [x] + others, True, zh, whole)
+                    verdict = R.judge_trend(rel.trend, R.direction(dx), R.direction(dy))
+                    if verdict:
+                        found.append((verdict, [x, y, (dx.start, dx.end), (dy.start, dy.end)]))
+        else:
+            values = _mentions(d, sent, ((R.IS, rel.is_), (R.NOT, rel.not_)))
+            for x in subjects:
+                m = R.bind(x, values, clause, reach, others, topic_first=zh, rival_clause_of=whole)
+                verdict = R.judge_value(m)
+                if verdict:
+                    found.append((verdict, [x, (m.start, m.end)]))
+        for verdict, spans in found:
+            first, last = min(a for a, _ in spans), max(b for _, b in spans)
+            if verdict == "holds":
+                holds = True
+            elif asserted_here(d, sent, first, last):
+                return "contradicts", d.text[sent[0]:sent[1]].strip(), d.text[first:last].strip()
+    return ("holds" if holds else None), "", ""
 
 
 _PURE_CJK = re.compile(r"[\u3400-\u9fff]{2,}")
@@ -493,12 +629,22 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
     d = T.doc(answer)
     empty = not d.text
     points, wrong = [], []
+    said = []
     for i, p in enumerate(m.points):
         state = None if empty else point_state(d, p)
+        rels = [] if empty else [relation_state(d, r, rivals(m, r)) for r in p.relations]
+        bad = next((r for r in rels if r[0] == "contradicts"), None)
+        if bad:  # the point's concepts named with a different relation: not credited, a wrong claim
+            state = "denied"
+            text = pick(p.text, lang)
+            said.append({"id": f"{m.cid}:relation-{i + 1}",
+                         "claim": pick(RELATION["claim"], lang).format(said=bad[2], point=text),
+                         "why": pick(CONTRARY["why"], lang).format(fact=pick(p.fact or p.text, lang).rstrip("。. ")),
+                         "quote": bad[1]})
         points.append({"point": pick(p.text, lang), "found": state == "asserted", "denied": state == "denied"})
     if not empty:
         wrong = [{"id": c.cid, "claim": pick(c.claim, lang), "why": pick(c.why, lang), "quote": quote}
-                 for c, quote in find_claims(m.claims, d)]
+                 for c, quote in find_claims(m.claims, d)] + said
         for i, (p, pt) in enumerate(zip(m.points, points)):
             quote = _denial_quote(d, p) if p.denial_is_wrong else ""
             if quote:
@@ -515,11 +661,14 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
 
 
 DENIAL = catalog.section("coach.oral_denial")  # texts.yaml
+RELATION = catalog.section("coach.oral_relation")  # texts.yaml
 
 
 def claim_text(cid: str, claim_id: str, lang: str) -> tuple[str, str] | None:
     """(claim, why) of a wrong claim found for checkpoint CID, in LANG: a listed claim, a key point's contrary
-    (`CID:contrary-N`) or a denied point (`CID:denies-point-N`); None for an id it does not know."""
+    (`CID:contrary-N`), a denied point (`CID:denies-point-N`) or a point's relation said differently
+    (`CID:relation-N`, without the learner's words, which the score's own entry quotes); None for an id it does not
+    know."""
     if claim_id in claims():
         data = claims()[claim_id]
         return pick(data.get("claim"), lang), pick(data.get("why"), lang)
@@ -531,6 +680,11 @@ def claim_text(cid: str, claim_id: str, lang: str) -> tuple[str, str] | None:
     if head == cid and n.isdigit() and 0 < int(n) <= len(m.points):
         text = pick(m.points[int(n) - 1].text, lang)
         return pick(DENIAL["claim"], lang).format(point=text), pick(DENIAL["why"], lang).format(point=text)
+    head, _, n = claim_id.rpartition(":relation-")
+    if head == cid and n.isdigit() and 0 < int(n) <= len(m.points) and m.points[int(n) - 1].relations:
+        p = m.points[int(n) - 1]
+        return (pick(CONTRARY["claim"], lang).format(point=pick(p.text, lang)),
+                pick(CONTRARY["why"], lang).format(fact=pick(p.fact or p.text, lang).rstrip("。. ")))
     return None
 
 

@@ -22,6 +22,10 @@ _REPLACE = {"×": "x", "−": "-", "–": "-", "≥": ">=", "≤": "<=", "’": 
 # m旧 / m_新 / l旧: the Chinese subscripts engineers type, as the ASCII ones (m_old, m_new) the matchers know
 _NOTATION = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z])_?(旧|新)")
 _NOTATION_WORD = {"旧": "old", "新": "new"}
+# the statistics as candidates write them in a formula: x̂ (x + U+0302) as xhat, σ⁻¹ / 1/σ as rstd, a lone μ as mean
+# (not μs, microseconds)
+_FORMULA = [(re.compile(r"([A-Za-z])\u0302"), r"\1hat"), (re.compile(r"σ\s*\^?\s*-\s*1(?![0-9])|1\s*/\s*σ"), "rstd"),
+            (re.compile(r"(?<![A-Za-z0-9_])μ(?![A-Za-z])"), "mean")]
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|[。\n]+")
 CLAUSE = re.compile(r"[,:;(\[]|\bbut\b|\bhowever\b|\bwhereas\b|\binstead\b|但是|但|不过|然而|其实|实际上|而是", re.I)
 
@@ -38,7 +42,8 @@ EN_BREAK = re.compile(
     r"\b(?:means?|meaning|so|then|therefore|thus|because|since|which|that|and|or|if|when|whenever|while|otherwise|"
     r"else|leads?\s+to|causes?|results?\s+in|you|they|we|gets?|gives?)\b", re.I)
 ZH_NEG = frozenset("不 没 没有 无 无需 无须 不用 不必 不需要 不是 并非 并不 并没有 从不 从来不 从未 绝不 不会 不能 别 "
-                   "不要 未 非 毫无 不再 没法 无法 不可 不可能 而不是 不算 不太 不一定 未必 从没".split())
+                   "不要 未 非 毫无 不再 没法 无法 不可 不可能 而不是 不算 不太 不一定 未必 从没 "
+                   "用不了 用不上 用不到 做不到 做不了 跑不了 看不到 看不见 找不到".split())  # X不了 / X不到: cannot X
 ZH_AFFIRM = frozenset("不仅 不只 不光 不单 不但 不止".split())
 # jieba glues some negated verbs into one word (不崩, 不写): a word starting with 不/没 negates unless it is one of these.
 ZH_NOT_NEG = frozenset("不了 不同 不断 不少 不过 不错 不久 不停 不管 不论 不如 不足 不等 不得不 不然 不禁 不妨 没错".split())
@@ -144,6 +149,8 @@ def normalise(text: str) -> str:
     for a, b in _REPLACE.items():
         t = t.replace(a, b)
     t = _NOTATION.sub(lambda m: m.group(1) + "_" + _NOTATION_WORD[m.group(2)], t)
+    for pattern, word in _FORMULA:
+        t = pattern.sub(word, t)
     return " ".join(t.split())
 
 
@@ -187,7 +194,9 @@ def doc(text: str) -> Doc:
 
 def at_word_edges(d: Doc, start: int, end: int) -> bool:
     """A match must not cut a Chinese word that jieba found across its edge: 不满 does not match in 不满足 (满足 starts
-    inside it). A match inside a longer word is kept (累加 in 累加器, 一块 in 哪一块): Chinese compounds."""
+    inside it). A match inside a longer word is kept (累加 in 累加器, 一块 in 哪一块): Chinese compounds. So is a cut
+    where the rest of the word is itself one of the data's words: 每个线程的寄存器 in 每个线程的寄存器越多, where jieba
+    (given 寄存器越多 as a word) glued 越多 on."""
     if d.tokens is None or start >= end:
         return True
     for a, b, _ in d.tokens:
@@ -197,7 +206,10 @@ def at_word_edges(d: Doc, start: int, end: int) -> bool:
             continue
         crosses_start = a < start < b < end
         crosses_end = start < a < end < b
-        if (crosses_start and _CJK.match(d.text[start])) or (crosses_end and _CJK.match(d.text[end - 1])):
+        known = _fallback_words()[0]
+        if crosses_start and _CJK.match(d.text[start]) and d.text[a:start] not in known:
+            return False
+        if crosses_end and _CJK.match(d.text[end - 1]) and d.text[end:b] not in known:
             return False
     return True
 
@@ -219,17 +231,29 @@ def _zh_negated(d: Doc, lo: int, hi: int) -> bool:
     if d.tokens is None:
         return False
     neg = False
+    prev = ""
     for a, b, w in d.tokens:
         if b <= lo or a < lo:
+            prev = w
             continue
         if a >= hi:
             break
-        if b <= hi and (w in ZH_NEG or (w[0] in "不没" and len(w) > 1 and w not in ZH_NOT_NEG
-                                        and w not in ZH_AFFIRM and w not in ZH_BREAK)):
+        if _a_not_a(prev, w):  # 要不要, 用不用, 有没有: a question ("whether to"), not a negation
+            pass
+        elif w in ("不了", "不到", "不上") and len(prev) == 1 and _CJK.match(prev) and b <= hi:
+            neg = True  # 用 + 不了 (cannot use), jieba's split of a verb and its potential complement
+        elif b <= hi and (w in ZH_NEG or (w[0] in "不没" and len(w) > 1 and w not in ZH_NOT_NEG
+                                          and w not in ZH_AFFIRM and w not in ZH_BREAK)):
             neg = True
         elif w in ZH_BREAK or w in ZH_AFFIRM:
             neg = False
+        prev = w
     return neg
+
+
+def _a_not_a(prev: str, w: str) -> bool:
+    """The A-not-A question, 要不要 / 用不用 / 能不能 / 有没有 / 需不需要: the negator token repeats the verb before it."""
+    return len(w) > 1 and w[0] in "不没" and bool(prev) and _CJK.match(prev) is not None and w[1:].startswith(prev)
 
 
 def _en_negated(scope: str) -> bool:
