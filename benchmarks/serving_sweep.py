@@ -2,7 +2,10 @@
 (issue 22's speed; benchmark, not a test). Every candidate is checked against a float32 torch result first; a wrong
 one is printed and not timed.
 
-    PYTHONPATH=. python benchmarks/serving_sweep.py --case quant|decode [--rounds 3] [--jobs 12]
+    PYTHONPATH=. python benchmarks/serving_sweep.py --case quant|decode [--rounds 3] [--jobs 12] [--dry]
+
+--dry (CPU, no GPU needed): every quant candidate of every M class run under Triton's interpreter at small shapes
+(N and K not multiples of the tiles, group 128 and group 32) and checked against float64 torch; nothing is timed.
 
 Compilation runs first in --jobs worker processes that share one TRITON_CACHE_DIR (each runs its configs once at
 the real shapes), so the timing process only loads compiled kernels. Timing: grader.speed.timing.bench_ms
@@ -30,27 +33,36 @@ def _q(kind, bm, bn, bk, sk=1, warps=4, stages=3):
     return dict(kind=kind, BM=bm, BN=bn, BK=bk, SPLIT_K=sk, warps=warps, stages=stages)
 
 
+def _alt(bm, bn, bk, sk, warps=4, stages=3, magic=1):
+    return dict(kind="alt_awq", BM=bm, BN=bn, BK=bk, SPLIT_K=sk, warps=warps, stages=stages, magic=magic)
+
+
+def _gemv(bn, br, sk, warps=4):
+    return dict(kind="alt_gemv", BN=bn, BR=br, SPLIT_K=sk, warps=warps)
+
+
+# Batch 1 (2026-12-01 14:59) timed the k2 / evenodd / swap kinds (docs/serving.md); kept here: the reference's tiles
+# and the fastest of each. New in this batch: the alternative reference (benchmarks/candidates/quant_matmul_awq.py).
 QUANT_SMALL = [
     _q("k2", 16, 64, 64, 1, 4, 3),  # the current reference's tiles (M <= 16)
-    _q("k2", 16, 64, 128, 4), _q("k2", 16, 64, 256, 4), _q("k2", 16, 128, 128, 8), _q("k2", 16, 128, 256, 4, 8),
-    _q("k2", 16, 32, 256, 2, 4, 4), _q("k2", 16, 64, 256, 8, 4, 4),
-    _q("evenodd", 16, 64, 256, 4), _q("evenodd", 16, 128, 256, 4), _q("evenodd", 16, 64, 128, 8, 4, 4),
-    _q("swap", 16, 64, 128, 4), _q("swap", 16, 128, 128, 4), _q("swap", 16, 64, 256, 4),
-    _q("swap", 16, 128, 256, 8, 8), _q("swap", 16, 64, 256, 8, 4, 4),
-    # added after the first H200 run (not yet timed): the scale per step on the partial product, bytes loaded once
-    _q("awq", 16, 64, 64), _q("awq", 16, 64, 128), _q("awq", 16, 128, 128, 4), _q("awq_join", 16, 64, 64),
-    _q("awq_join", 16, 64, 128), _q("awq_join", 16, 128, 128), _q("awq_join", 16, 128, 128, 4),
+    _q("evenodd", 16, 128, 256, 4),  # the fastest at M = 16 in batch 1 (0.64 x cuBLAS)
+    _q("awq_join", 16, 128, 128, 4),
+    _alt(16, 64, 128, 4), _alt(16, 64, 128, 8), _alt(16, 64, 128, 16), _alt(16, 128, 128, 4), _alt(16, 128, 128, 8),
+    _alt(16, 64, 64, 8, 4, 4), _alt(16, 128, 64, 8, 4, 4), _alt(16, 256, 128, 4, 8), _alt(16, 32, 128, 8),
+    _alt(16, 64, 128, 4, magic=0), _alt(16, 128, 128, 8, magic=0), _alt(16, 64, 128, 8, 4, 4),
 ]
+QUANT_GEMV = [_gemv(128, 64, 8), _gemv(128, 64, 4), _gemv(128, 64, 16), _gemv(256, 64, 8, 8), _gemv(256, 64, 4),
+              _gemv(64, 64, 8), _gemv(64, 64, 16), _gemv(128, 32, 8), _gemv(128, 32, 16), _gemv(256, 32, 8),
+              _gemv(512, 32, 8, 8), _gemv(64, 32, 32)]
 QUANT_LARGE = [
-    _q("k2", 64, 64, 64, 1, 4, 3),  # the current reference's tiles (M > 16)
-    _q("k2", 128, 128, 64, 1, 8, 3), _q("k2", 128, 128, 64, 1, 4, 4), _q("k2", 128, 256, 64, 1, 8, 3),
-    _q("k2", 64, 128, 64, 1, 4, 4), _q("k2", 128, 128, 32, 1, 4, 4),
-    _q("evenodd", 128, 128, 64, 1, 8, 3), _q("evenodd", 128, 128, 128, 1, 8, 3),
-    _q("swap", 128, 128, 64, 1, 8, 3), _q("swap", 64, 128, 64, 1, 4, 4), _q("swap", 128, 256, 64, 1, 8, 3),
-    _q("awq", 128, 128, 64, 1, 4, 4), _q("awq", 128, 256, 64, 1, 8, 3), _q("awq_join", 128, 128, 64, 1, 4, 4),
-    _q("awq_join", 128, 256, 64, 1, 8, 3),
+    _q("k2", 128, 128, 64, 1, 4, 4), _q("k2", 128, 256, 64, 1, 8, 3),  # the current reference's tiles (M > 16)
+    _alt(128, 256, 64, 1, 8, 3), _alt(128, 256, 64, 1, 8, 4), _alt(128, 128, 64, 1, 4, 4), _alt(128, 128, 64, 1, 8, 3),
+    _alt(128, 256, 128, 1, 8, 3), _alt(256, 128, 64, 1, 8, 3), _alt(128, 256, 64, 1, 8, 3, magic=0),
+    _alt(128, 128, 128, 1, 8, 3), _alt(64, 256, 64, 1, 4, 4),
 ]
-QUANT_CONFIGS = {1: QUANT_SMALL, 16: QUANT_SMALL, 128: QUANT_SMALL[:1] + QUANT_SMALL[7:9] + QUANT_LARGE,
+QUANT_MID = [_alt(64, 128, 64, 2, 4, 4), _alt(64, 128, 128, 2, 4, 3), _alt(64, 64, 128, 4), _alt(32, 128, 128, 4),
+             _alt(128, 128, 64, 2, 4, 4)]
+QUANT_CONFIGS = {1: QUANT_SMALL + QUANT_GEMV, 16: QUANT_SMALL, 128: QUANT_SMALL[:1] + QUANT_LARGE[:6] + QUANT_MID,
                  4096: QUANT_LARGE}
 
 
@@ -217,12 +229,57 @@ def run_decode(rounds, bad):
         torch.cuda.empty_cache()
 
 
+DRY_SHAPES = {1: (1, 72, 256), 16: (16, 129, 384), 128: (130, 72, 256), 4096: (130, 264, 256)}
+
+
+def dry_quant() -> int:
+    """Each quant candidate at its M class's small shape, group 128 and (alt kinds) group 32, on the CPU."""
+    import torch
+
+    from benchmarks import serving_candidates as sc
+    from drills.serving_specs import _pack_int4
+    bad = 0
+    seen = set()
+    for m_class in QUANT_M:
+        for cfg in QUANT_CONFIGS[m_class]:
+            M, N, K = DRY_SHAPES[m_class]
+            key = (label(cfg), M)
+            if key in seen:
+                continue
+            seen.add(key)
+            worst = 0.0
+            groups = (128, 32) if cfg["kind"].startswith("alt_") else (128,)
+            for group in groups:
+                k = K if group == 128 else 160
+                g = torch.Generator().manual_seed(M + k)
+                w4 = torch.randint(-8, 8, (k, N), generator=g)
+                scales = (torch.rand(k // group, N, generator=g) * 0.02 + 0.005).half()
+                a = torch.randn(M, k, generator=g).half()
+                exp = a.double() @ (w4.double() * scales.double().repeat_interleave(group, dim=0))
+                try:
+                    out = sc.w4a16(a, _pack_int4(w4), scales, group, cfg)
+                    worst = max(worst, float((out.double() - exp).abs().max() / exp.abs().max()))
+                except Exception as e:  # noqa: BLE001
+                    print(f"  dry ERROR M={M} group {group} {label(cfg)}: {type(e).__name__}: {e}"[:300])
+                    worst = float("inf")
+            ok = worst <= 2e-3
+            bad += not ok
+            print(f"  dry {'ok  ' if ok else 'WRONG'} M={M} N={N} K={K} {label(cfg)}: rel err {worst:.1e}",
+                  flush=True)
+    print(f"dry: {len(seen)} candidates, {bad} wrong")
+    return 1 if bad else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--case", choices=("quant", "decode"), required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=12)
+    ap.add_argument("--dry", action="store_true", help="CPU: check the quant candidates under the interpreter")
     a = ap.parse_args()
+    if a.dry:
+        os.environ["TRITON_INTERPRET"] = "1"
+        return dry_quant()
     import multiprocessing as mp
 
     import torch
