@@ -194,17 +194,25 @@ def alt_reference():
     return _ALT["mod"]
 
 
+def alt_tiles(cfg) -> tuple:
+    """An alt_awq cfg as a row of the alternative reference's TILES."""
+    return (cfg["BM"], cfg["BN"], cfg["BK"], cfg["SPLIT_K"], cfg.get("warps", 4), cfg.get("stages", 3),
+            bool(cfg.get("magic", 1)))
+
+
+def alt_gemv_tiles(cfg) -> tuple:
+    return (cfg["BN"], cfg["BR"], cfg["SPLIT_K"], cfg.get("warps", 4))
+
+
 def alt_w4a16(a, w_packed, scales, group_size, cfg):
     """The alternative reference with its schedule set from cfg for every M (module constants, set per call)."""
     mod = alt_reference()
     if cfg["kind"] == "alt_gemv":
         mod.GEMV_MAX_M = a.shape[0]
-        mod.GEMV_TILES = (cfg["BN"], cfg["BR"], cfg["SPLIT_K"], cfg.get("warps", 4))
+        mod.GEMV_TILES = alt_gemv_tiles(cfg)
     else:
         mod.GEMV_MAX_M = 0
-        mod.TILES = ((None, (cfg["BM"], cfg["BN"], cfg["BK"], cfg["SPLIT_K"], cfg.get("warps", 4),
-                             cfg.get("stages", 3))),)
-        mod.MAGIC = bool(cfg.get("magic", 1))
+        mod.TILES = ((None, alt_tiles(cfg)),)
     return mod.matmul_w4a16(a, w_packed, scales, group_size)
 
 

@@ -160,11 +160,43 @@ def table(title, per: dict, base: str, extra=None):
               flush=True)
 
 
-def run_quant(rounds, bad):
+def best_alt_file(best: dict, out_dir) -> dict:
+    """The alternative reference with, for each M class, its fastest alt schedule of this run: TILES by M (M <= 16:
+    the best at 16; below 2048: the best at 128; above: the best at 4096) and the GEMV at M = 1 when a GEMV schedule
+    beat every alt_awq one there. Written as out_dir/quant_matmul_awq_best.py (complete: it is graded and calibrated
+    next, and is the file to copy to solutions/)."""
+    from benchmarks import serving_candidates as sc
+    from benchmarks.constants import write_with_constants
+    consts, picked = {}, {}
+    awq = {m: min(((ms, c) for ms, c in best.get(m, []) if c["kind"] == "alt_awq"), key=lambda x: x[0], default=None)
+           for m in QUANT_M}
+    rows = []
+    for bound, m in ((16, 16), (2047, 128), (None, 4096)):
+        if awq.get(m):
+            rows.append((bound, sc.alt_tiles(awq[m][1])))
+            picked[f"M={m}"] = (awq[m][0] * 1e3, label(awq[m][1]))
+    if len(rows) == 3:
+        consts["TILES"] = tuple(rows)
+    gemv = min(((ms, c) for ms, c in best.get(1, []) if c["kind"] == "alt_gemv"), key=lambda x: x[0], default=None)
+    if gemv and (awq.get(1) is None or gemv[0] < awq[1][0]):
+        consts["GEMV_MAX_M"], consts["GEMV_TILES"] = 1, sc.alt_gemv_tiles(gemv[1])
+        picked["M=1"] = (gemv[0] * 1e3, label(gemv[1]))
+    else:
+        consts["GEMV_MAX_M"] = 0
+        if awq.get(1):
+            picked["M=1 (alt_awq, the M <= 16 row is used)"] = (awq[1][0] * 1e3, label(awq[1][1]))
+    path = write_with_constants(ROOT / "benchmarks" / "candidates" / "quant_matmul_awq.py",
+                                Path(out_dir) / "quant_matmul_awq_best.py", consts)
+    print(f"\nbest alternative-reference schedules (us): {picked}\n  -> {path} with {consts}", flush=True)
+    return {"file": str(path), "constants": {k: repr(v) for k, v in consts.items()}, "picked": picked}
+
+
+def run_quant(rounds, bad, out_dir=None):
     import torch
 
     from benchmarks import serving_candidates as sc
     from drills.serving_specs import _w4a16_eager
+    best, results = {}, {}
     for M in QUANT_M:
         a, wp, s, w_deq = quant_inputs(M)
         exp = a.float() @ w_deq.float()
@@ -181,12 +213,22 @@ def run_quant(rounds, bad):
                 print(f"  WRONG M={M} {k}: relative error {err:.2e}")
                 del fns[k]
         per = time_rows(fns, rounds)
+        best.setdefault(M, []).extend((statistics.median(per[label(c)]), c) for c in QUANT_CONFIGS[M]
+                                      if c["kind"].startswith("alt_") and label(c) in per)
+        results[M] = {k: [x * 1e3 for x in v] for k, v in per.items()}
         floor_us = (M * N_K * 2 + N_K // 2 * N_K + N_K // GROUP * N_K * 2 + M * N_K * 2) / 4.8e12 * 1e6
         table(f"quant M={M} N=K={N_K} group {GROUP}; bytes floor {floor_us:.1f} us at 4.8 TB/s", per,
               "cublas fp16 (dequantised weight)",
               lambda k, med: f"TFLOPS {2 * M * N_K * N_K / (med / 1e3) / 1e12:6.1f}")
         del a, wp, s, w_deq
         torch.cuda.empty_cache()
+    if out_dir:
+        import json
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        summary = best_alt_file(best, out_dir)
+        (Path(out_dir) / "quant_sweep.json").write_text(json.dumps(
+            {"device": torch.cuda.get_device_name(), "us_per_round": {str(m): r for m, r in results.items()},
+             "best": summary}, indent=1))
 
 
 def run_decode(rounds, bad):
@@ -267,6 +309,23 @@ def dry_quant() -> int:
             print(f"  dry {'ok  ' if ok else 'WRONG'} M={M} N={N} K={K} {label(cfg)}: rel err {worst:.1e}",
                   flush=True)
     print(f"dry: {len(seen)} candidates, {bad} wrong")
+    # the winner file's writer, fed the candidates in list order as if the last alt one of each M had won
+    import tempfile
+
+    from benchmarks.constants import load_with_constants
+    fake = {m: [(-i, c) for i, c in enumerate(QUANT_CONFIGS[m]) if c["kind"].startswith("alt_")] for m in QUANT_M}
+    with tempfile.TemporaryDirectory() as d:
+        written = best_alt_file(fake, d)["file"]
+        fn = load_with_constants(Path(written), "matmul_w4a16", {})
+        for M, N, K in DRY_SHAPES.values():
+            g = torch.Generator().manual_seed(7)
+            w4 = torch.randint(-8, 8, (K, N), generator=g)
+            scales = (torch.rand(K // 128, N, generator=g) * 0.02 + 0.005).half()
+            a = torch.randn(M, K, generator=g).half()
+            exp = a.double() @ (w4.double() * scales.double().repeat_interleave(128, dim=0))
+            err = float((fn(a, _pack_int4(w4), scales, 128).double() - exp).abs().max() / exp.abs().max())
+            print(f"  dry winner file at ({M}, {N}, {K}): rel err {err:.1e}")
+            bad += err > 2e-3
     return 1 if bad else 0
 
 
@@ -275,6 +334,7 @@ def main() -> int:
     ap.add_argument("--case", choices=("quant", "decode"), required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=12)
+    ap.add_argument("--out", help="quant: where quant_sweep.json and quant_matmul_awq_best.py go")
     ap.add_argument("--dry", action="store_true", help="CPU: check the quant candidates under the interpreter")
     a = ap.parse_args()
     if a.dry:
@@ -297,7 +357,10 @@ def main() -> int:
                 print(f"  compile/run failed: {case} {key} {label(cfg)}: {err}", flush=True)
     print(f"compiled {len(jobs_of(a.case))} kernels in {time.perf_counter() - t0:.1f} s "
           f"({len(bad)} failed)", flush=True)
-    (run_quant if a.case == "quant" else run_decode)(a.rounds, bad)
+    if a.case == "quant":
+        run_quant(a.rounds, bad, a.out)
+    else:
+        run_decode(a.rounds, bad)
     print(f"\ntotal {time.perf_counter() - t0:.1f} s")
     return 0
 

@@ -24,10 +24,10 @@ import triton
 import triton.language as tl
 
 GEMV_MAX_M = 1
-# (largest M, (BLOCK_M, BLOCK_N, BLOCK_K, SPLIT_K, num_warps, num_stages)), the first row whose M bound holds
-TILES = ((16, (16, 64, 128, 4, 4, 3)), (2047, (128, 128, 64, 1, 4, 4)), (None, (128, 256, 64, 1, 8, 3)))
+# (largest M, (BLOCK_M, BLOCK_N, BLOCK_K, SPLIT_K, num_warps, num_stages, MAGIC)): the first row whose M bound holds
+TILES = ((16, (16, 64, 128, 4, 4, 3, True)), (2047, (128, 128, 64, 1, 4, 4, True)),
+         (None, (128, 256, 64, 1, 8, 3, True)))
 GEMV_TILES = (128, 64, 8, 4)  # BLOCK_N, BLOCK_R (packed rows per step), SPLIT_K, num_warps
-MAGIC = True
 
 
 @triton.jit
@@ -130,7 +130,7 @@ def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, 
         split_k = max(1, min(split_k, K // (2 * block_r)))
         grid = (M, triton.cdiv(N, block_n), split_k)
     else:
-        block_m, block_n, block_k, split_k, warps, stages = _tiles(M)
+        block_m, block_n, block_k, split_k, warps, stages, magic = _tiles(M)
         block_k = min(block_k, group_size)  # a step inside one group (group_size is a power of two >= 16)
         split_k = max(1, min(split_k, K // block_k))
         grid = (triton.cdiv(M, block_m), triton.cdiv(N, block_n), split_k)
@@ -140,7 +140,7 @@ def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, 
                                 BLOCK_N=block_n, BLOCK_R=block_r, SPLIT_K=split_k, num_warps=warps)
     else:
         w4a16_awq_kernel[grid](a, w_packed, scales, c, partials, M, N, K, *common, GROUP_SIZE=group_size,
-                               BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, SPLIT_K=split_k, MAGIC=MAGIC,
+                               BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, SPLIT_K=split_k, MAGIC=magic,
                                num_warps=warps, num_stages=stages)
     if split_k > 1:
         sum_splits_kernel[(triton.cdiv(M * N, 1024),)](partials, c, M, N, c.stride(0), c.stride(1), SPLIT_K=split_k,
