@@ -33,8 +33,8 @@ def _q(kind, bm, bn, bk, sk=1, warps=4, stages=3):
     return dict(kind=kind, BM=bm, BN=bn, BK=bk, SPLIT_K=sk, warps=warps, stages=stages)
 
 
-def _alt(bm, bn, bk, sk, warps=4, stages=3, magic=1):
-    return dict(kind="alt_awq", BM=bm, BN=bn, BK=bk, SPLIT_K=sk, warps=warps, stages=stages, magic=magic)
+def _alt(bm, bn, bk, sk, warps=4, stages=3, magic=1, swap=0):
+    return dict(kind="alt_awq", BM=bm, BN=bn, BK=bk, SPLIT_K=sk, warps=warps, stages=stages, magic=magic, swap=swap)
 
 
 def _gemv(bn, br, sk, warps=4):
@@ -50,6 +50,8 @@ QUANT_SMALL = [
     _alt(16, 64, 128, 4), _alt(16, 64, 128, 8), _alt(16, 64, 128, 16), _alt(16, 128, 128, 4), _alt(16, 128, 128, 8),
     _alt(16, 64, 64, 8, 4, 4), _alt(16, 128, 64, 8, 4, 4), _alt(16, 256, 128, 4, 8), _alt(16, 32, 128, 8),
     _alt(16, 64, 128, 4, magic=0), _alt(16, 128, 128, 8, magic=0), _alt(16, 64, 128, 8, 4, 4),
+    _alt(16, 64, 128, 4, swap=1), _alt(16, 64, 128, 8, swap=1), _alt(16, 128, 128, 8, swap=1),
+    _alt(16, 128, 64, 8, 4, 4, swap=1), _alt(16, 64, 128, 16, swap=1), _alt(16, 128, 128, 4, 8, 3, swap=1),
 ]
 QUANT_GEMV = [_gemv(128, 64, 8), _gemv(128, 64, 4), _gemv(128, 64, 16), _gemv(256, 64, 8, 8), _gemv(256, 64, 4),
               _gemv(64, 64, 8), _gemv(64, 64, 16), _gemv(128, 32, 8), _gemv(128, 32, 16), _gemv(256, 32, 8),
@@ -59,9 +61,12 @@ QUANT_LARGE = [
     _alt(128, 256, 64, 1, 8, 3), _alt(128, 256, 64, 1, 8, 4), _alt(128, 128, 64, 1, 4, 4), _alt(128, 128, 64, 1, 8, 3),
     _alt(128, 256, 128, 1, 8, 3), _alt(256, 128, 64, 1, 8, 3), _alt(128, 256, 64, 1, 8, 3, magic=0),
     _alt(128, 128, 128, 1, 8, 3), _alt(64, 256, 64, 1, 4, 4),
+    _alt(128, 256, 64, 1, 8, 3, swap=1), _alt(128, 128, 64, 1, 4, 4, swap=1), _alt(256, 128, 64, 1, 8, 3, swap=1),
+    _alt(128, 256, 64, 1, 8, 4, swap=1), _alt(128, 128, 64, 1, 8, 3, swap=1),
 ]
 QUANT_MID = [_alt(64, 128, 64, 2, 4, 4), _alt(64, 128, 128, 2, 4, 3), _alt(64, 64, 128, 4), _alt(32, 128, 128, 4),
-             _alt(128, 128, 64, 2, 4, 4)]
+             _alt(128, 128, 64, 2, 4, 4), _alt(64, 128, 64, 2, 4, 4, swap=1), _alt(32, 128, 128, 4, swap=1),
+             _alt(128, 128, 64, 1, 4, 4, swap=1)]
 QUANT_CONFIGS = {1: QUANT_SMALL + QUANT_GEMV, 16: QUANT_SMALL, 128: QUANT_SMALL[:1] + QUANT_LARGE[:6] + QUANT_MID,
                  4096: QUANT_LARGE}
 
@@ -170,13 +175,17 @@ def best_alt_file(best: dict, out_dir) -> dict:
     consts, picked = {}, {}
     awq = {m: min(((ms, c) for ms, c in best.get(m, []) if c["kind"] == "alt_awq"), key=lambda x: x[0], default=None)
            for m in QUANT_M}
+    from benchmarks.constants import load_module
+    src = ROOT / "benchmarks" / "candidates" / "quant_matmul_awq.py"
+    default = dict(load_module(src, "quant_matmul_awq_defaults").TILES)  # the file's own rows (not the sweep's)
     rows = []
     for bound, m in ((16, 16), (2047, 128), (None, 4096)):
         if awq.get(m):
             rows.append((bound, sc.alt_tiles(awq[m][1])))
             picked[f"M={m}"] = (awq[m][0] * 1e3, label(awq[m][1]))
-    if len(rows) == 3:
-        consts["TILES"] = tuple(rows)
+        else:  # not measured (a batch cut short): the file's default row
+            rows.append((bound, default[bound]))
+    consts["TILES"] = tuple(rows)
     gemv = min(((ms, c) for ms, c in best.get(1, []) if c["kind"] == "alt_gemv"), key=lambda x: x[0], default=None)
     if gemv and (awq.get(1) is None or gemv[0] < awq[1][0]):
         consts["GEMV_MAX_M"], consts["GEMV_TILES"] = 1, sc.alt_gemv_tiles(gemv[1])
@@ -185,8 +194,7 @@ def best_alt_file(best: dict, out_dir) -> dict:
         consts["GEMV_MAX_M"] = 0
         if awq.get(1):
             picked["M=1 (alt_awq, the M <= 16 row is used)"] = (awq[1][0] * 1e3, label(awq[1][1]))
-    path = write_with_constants(ROOT / "benchmarks" / "candidates" / "quant_matmul_awq.py",
-                                Path(out_dir) / "quant_matmul_awq_best.py", consts)
+    path = write_with_constants(src, Path(out_dir) / "quant_matmul_awq_best.py", consts)
     print(f"\nbest alternative-reference schedules (us): {picked}\n  -> {path} with {consts}", flush=True)
     return {"file": str(path), "constants": {k: repr(v) for k, v in consts.items()}, "picked": picked}
 
@@ -222,13 +230,13 @@ def run_quant(rounds, bad, out_dir=None):
               lambda k, med: f"TFLOPS {2 * M * N_K * N_K / (med / 1e3) / 1e12:6.1f}")
         del a, wp, s, w_deq
         torch.cuda.empty_cache()
-    if out_dir:
-        import json
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-        summary = best_alt_file(best, out_dir)
-        (Path(out_dir) / "quant_sweep.json").write_text(json.dumps(
-            {"device": torch.cuda.get_device_name(), "us_per_round": {str(m): r for m, r in results.items()},
-             "best": summary}, indent=1))
+        if out_dir:  # after every M: a batch cut short still leaves the schedules measured so far
+            import json
+            Path(out_dir).mkdir(parents=True, exist_ok=True)
+            summary = best_alt_file(best, out_dir)
+            (Path(out_dir) / "quant_sweep.json").write_text(json.dumps(
+                {"device": torch.cuda.get_device_name(), "us_per_round": {str(m): r for m, r in results.items()},
+                 "best": summary}, indent=1))
 
 
 def run_decode(rounds, bad):

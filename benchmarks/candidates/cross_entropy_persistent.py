@@ -68,9 +68,9 @@ def _ce_fwd_grad(X, stride, Target, Loss, NValid, T, V, ignore_index, BLOCK_V: t
             tl.store(Loss + row, lse - x_y)
             inv_n = 1.0 / tl.load(NValid)
             n_blocks = tl.cdiv(V, BLOCK_V)
-            for i in range(0, n_blocks):
+            for j in range(0, n_blocks):
                 # REVERSE: the last blocks the first pass read come first, while they are most likely still in L2
-                blk = n_blocks - 1 - i if REVERSE else i
+                blk = n_blocks - 1 - j if REVERSE else j
                 cols = blk * BLOCK_V + tl.arange(0, BLOCK_V)
                 if EVICT:
                     x = tl.load(Xr + cols, mask=cols < V, other=float("-inf"), eviction_policy="evict_first")

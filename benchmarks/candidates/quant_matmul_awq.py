@@ -14,6 +14,10 @@ split-K for small M, and a GEMV without tl.dot at M = 1.
 - Split-K (SPLIT_K > 1): at small M, N / BLOCK_N column tiles alone are too few programs to keep enough loads in
   flight; SPLIT_K programs share a column tile, each covering every SPLIT_K-th K step, and write float32 partials
   (SPLIT_K, M, N); a second kernel sums them and writes c in float16 (two launches, deterministic, no memset).
+- SWAP: C^T = W^T A^T, the dequantised weight tile as the dot's first operand: on Hopper, wgmma takes its first
+  operand from registers, so the tile the kernel just dequantised in registers goes straight to the tensor cores
+  instead of back through shared memory (the second operand, a^T, comes from shared memory as loaded); the store is
+  transposed back. At small M this also puts N, not M, on the MMA's 64-row side.
 - GEMV (M <= GEMV_MAX_M): one program per (row of a, column tile, K split); each step reads BLOCK_R packed rows
   (2 BLOCK_R values of k inside one group), multiplies on the CUDA cores (no tl.dot: M = 1 would pad a 16-row MMA
   with 15 zero rows) and reduces over k; the scale multiplies the step's (BLOCK_N,) partial sum.
@@ -24,9 +28,10 @@ import triton
 import triton.language as tl
 
 GEMV_MAX_M = 1
-# (largest M, (BLOCK_M, BLOCK_N, BLOCK_K, SPLIT_K, num_warps, num_stages, MAGIC)): the first row whose M bound holds
-TILES = ((16, (16, 64, 128, 4, 4, 3, True)), (2047, (128, 128, 64, 1, 4, 4, True)),
-         (None, (128, 256, 64, 1, 8, 3, True)))
+# (largest M, (BLOCK_M, BLOCK_N, BLOCK_K, SPLIT_K, num_warps, num_stages, MAGIC, SWAP)): the first row whose M
+# bound holds
+TILES = ((16, (16, 64, 128, 4, 4, 3, True, False)), (2047, (128, 128, 64, 1, 4, 4, True, False)),
+         (None, (128, 256, 64, 1, 8, 3, True, False)))
 GEMV_TILES = (128, 64, 8, 4)  # BLOCK_N, BLOCK_R (packed rows per step), SPLIT_K, num_warps
 
 
@@ -42,7 +47,7 @@ def _nibbles_to_f16(q, MAGIC: tl.constexpr):
 def w4a16_awq_kernel(a_ptr, w_ptr, s_ptr, c_ptr, p_ptr, M, N, K,
                      stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
                      GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                     SPLIT_K: tl.constexpr, MAGIC: tl.constexpr):
+                     SPLIT_K: tl.constexpr, MAGIC: tl.constexpr, SWAP: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     pid_k = tl.program_id(2)
@@ -50,24 +55,46 @@ def w4a16_awq_kernel(a_ptr, w_ptr, s_ptr, c_ptr, p_ptr, M, N, K,
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
     offs_r = tl.arange(0, BLOCK_K // 2)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    if SWAP:
+        acc = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)  # C^T = W^T A^T
+    else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
         k = k0 + offs_k
-        a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
-                    mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
         r = k0 // 2 + offs_r  # packed rows: k = 2r (low nibble) and 2r + 1 (high nibble)
-        byte = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn,
-                       mask=(r[:, None] < K // 2) & (offs_n[None, :] < N), other=0)
-        q = tl.reshape(tl.permute(tl.join(byte & 0xF, byte >> 4), (0, 2, 1)), (BLOCK_K, BLOCK_N))
-        w = _nibbles_to_f16(q, MAGIC)
         # the whole step lies in group k0 // GROUP_SIZE (BLOCK_K divides GROUP_SIZE)
-        scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
-        acc += tl.dot(a, w) * scale.to(tl.float32)[None, :]
-    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
-    if SPLIT_K == 1:
-        tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn, acc.to(tl.float16), mask=c_mask)
+        scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N,
+                        other=0.0).to(tl.float32)
+        if SWAP:
+            # W^T (BLOCK_N, BLOCK_K) is the dot's first operand (a register operand of Hopper's wgmma: the
+            # dequantised tile needs no trip back to shared memory), A^T (BLOCK_K, BLOCK_M) the second
+            a_t = tl.load(a_ptr + offs_m[None, :] * stride_am + k[:, None] * stride_ak,
+                          mask=(offs_m[None, :] < M) & (k[:, None] < K), other=0.0)
+            byte = tl.load(w_ptr + r[None, :] * stride_wk + offs_n[:, None] * stride_wn,
+                           mask=(r[None, :] < K // 2) & (offs_n[:, None] < N), other=0)
+            q = tl.reshape(tl.join(byte & 0xF, byte >> 4), (BLOCK_N, BLOCK_K))  # k = 2r + (0 | 1) in order
+            acc += tl.dot(_nibbles_to_f16(q, MAGIC), a_t) * scale[:, None]
+        else:
+            a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
+                        mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
+            byte = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn,
+                           mask=(r[:, None] < K // 2) & (offs_n[None, :] < N), other=0)
+            q = tl.reshape(tl.permute(tl.join(byte & 0xF, byte >> 4), (0, 2, 1)), (BLOCK_K, BLOCK_N))
+            acc += tl.dot(a, _nibbles_to_f16(q, MAGIC)) * scale[None, :]
+    if SWAP:
+        c_mask = (offs_n[:, None] < N) & (offs_m[None, :] < M)
+        if SPLIT_K == 1:
+            tl.store(c_ptr + offs_m[None, :] * stride_cm + offs_n[:, None] * stride_cn, acc.to(tl.float16),
+                     mask=c_mask)
+        else:
+            tl.store(p_ptr + pid_k * M * N + offs_m[None, :] * N + offs_n[:, None], acc, mask=c_mask)
     else:
-        tl.store(p_ptr + pid_k * M * N + offs_m[:, None] * N + offs_n[None, :], acc, mask=c_mask)
+        c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+        if SPLIT_K == 1:
+            tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn, acc.to(tl.float16),
+                     mask=c_mask)
+        else:
+            tl.store(p_ptr + pid_k * M * N + offs_m[:, None] * N + offs_n[None, :], acc, mask=c_mask)
 
 
 @triton.jit
@@ -130,7 +157,7 @@ def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, 
         split_k = max(1, min(split_k, K // (2 * block_r)))
         grid = (M, triton.cdiv(N, block_n), split_k)
     else:
-        block_m, block_n, block_k, split_k, warps, stages, magic = _tiles(M)
+        block_m, block_n, block_k, split_k, warps, stages, magic, swap = _tiles(M)
         block_k = min(block_k, group_size)  # a step inside one group (group_size is a power of two >= 16)
         split_k = max(1, min(split_k, K // block_k))
         grid = (triton.cdiv(M, block_m), triton.cdiv(N, block_n), split_k)
@@ -141,7 +168,7 @@ def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, 
     else:
         w4a16_awq_kernel[grid](a, w_packed, scales, c, partials, M, N, K, *common, GROUP_SIZE=group_size,
                                BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, SPLIT_K=split_k, MAGIC=magic,
-                               num_warps=warps, num_stages=stages)
+                               SWAP=swap, num_warps=warps, num_stages=stages)
     if split_k > 1:
         sum_splits_kernel[(triton.cdiv(M * N, 1024),)](partials, c, M, N, c.stride(0), c.stride(1), SPLIT_K=split_k,
                                                        BLOCK=1024, num_warps=4)
