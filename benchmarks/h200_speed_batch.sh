@@ -61,6 +61,8 @@ if [ "$DRY" = 1 ]; then
   timeout 600 "$PY" benchmarks/serving_sweep.py --case quant --dry 2>&1 | tail -12; echo "quant dry rc=${PIPESTATUS[0]}"
   timeout 600 "$PY" benchmarks/cross_entropy.py --out "$OUT/ce" --dry "${CE_ARGS[@]}" --candidate "$CE_SLOW" 2>&1 \
     | grep -v Warning; echo "ce dry rc=${PIPESTATUS[0]}"
+  # every candidate compiled for sm_90 by this machine's Triton (PYTHONPATH=<triton 3.6>:. for the H200's version)
+  timeout 600 "$PY" benchmarks/sm90_compile_check.py 2>&1 | grep -v -i warn | tail -3; echo "sm90 rc=${PIPESTATUS[0]}"
 fi
 
 if [ "$DRY" != 1 ]; then
