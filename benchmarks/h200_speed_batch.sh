@@ -13,7 +13,8 @@
 #  3. the gates' calibration (benchmarks/gate_calibration.py: the exact gate `drill grade --device cuda` runs,
 #     up to 20 alternating repeats): quant-matmul (reference, alternative best, known-slow), cross-entropy (reference,
 #     persistent best, known-slow; proposed factors, no gate yet), decode-attention, layernorm, conv2d (reference,
-#     known-slow).
+#     known-slow); then a few repeats of the correct variants of cross-entropy and quant-matmul (tests/submissions/
+#     correct/: where a learner's correct kernel lands against a gate).
 #  4. if time is left: `drill grade --device cuda` of the two best files (correctness at the CUDA sizes + the gate).
 # Output under $OUT: summary.txt (the tables), results.tar.gz (every JSON, step log and best file).
 set -u
@@ -53,8 +54,9 @@ CE_CANDS=(
   "$CE_FILE:BLOCK_V=8192,NUM_WARPS=8,PROGRAMS_PER_SM=4,REVERSE=1,EVICT=1"
 )
 CE_ARGS=(--configs 8192x16); for c in "${CE_CANDS[@]}"; do CE_ARGS+=(--candidate "$c"); done
-# a correct cross-entropy that should be slow: the reference's kernel with 256-element blocks on one warp
-CE_SLOW="solutions/cross_entropy.py:BLOCK_V=256,NUM_WARPS=1"
+# a correct cross-entropy that should be slow: the reference's kernel with 128-element blocks on one warp (8 KB of
+# loads in flight per SM at most, 32 one-warp programs: a fraction of the bandwidth)
+CE_SLOW="solutions/cross_entropy.py:BLOCK_V=128,NUM_WARPS=1"
 
 if [ "$DRY" = 1 ]; then
   echo "== DRY: CPU checks of every candidate and every calibration's versions (nothing timed)"
@@ -84,18 +86,25 @@ calibrate() {  # calibrate NAME MAX_BUDGET ARGS...
     --out "$OUT/gates" "$@"
   grep -E "pass|reach|budget|ERROR|wall" "$OUT/logs/gate_$name.txt" | grep -v "^ *[0-9]" | tail -8
 }
-calibrate quant 75 --drill quant-matmul --version reference=solutions/quant_matmul.py \
+calibrate quant 60 --drill quant-matmul --version reference=solutions/quant_matmul.py \
   --version "alt-best=$Q_BEST" --version known-slow=benchmarks/known_slow/quant_matmul_tiny_tiles.py \
   --factor 0.3 --factor 0.5 --factor 1.0 --factor 2.0
-calibrate ce 75 --drill cross-entropy --bench-size 8192,128256 --small-size 1024,32000 \
+calibrate ce 65 --drill cross-entropy --bench-size 8192,128256 --small-size 1024,32000 \
   --version reference=solutions/cross_entropy.py --version "persistent-best=$CE_BEST" --version "known-slow=$CE_SLOW" \
   --factor 1.5 --factor 2.0 --factor 2.5 --factor 3.0 --factor 3.5
-calibrate decode 50 --drill decode-attention --version reference=solutions/decode_attention.py \
+calibrate decode 45 --drill decode-attention --version reference=solutions/decode_attention.py \
   --version known-slow=tests/submissions/correct/decode_one_launch_no_split.py --factor 2.5 --factor 3.0
-calibrate layernorm 45 --drill layernorm --version reference=solutions/layernorm.py \
+calibrate layernorm 40 --drill layernorm --version reference=solutions/layernorm.py \
   --version known-slow=benchmarks/known_slow/layernorm_tutorial_locks.py --factor 1.5 --factor 1.75 --factor 2.0
-calibrate conv 45 --drill conv2d --version reference=solutions/conv2d.py \
+calibrate conv 40 --drill conv2d --version reference=solutions/conv2d.py \
   --version known-slow=benchmarks/known_slow/conv_raw_weight_layout.py --factor 0.5
+# where the drills' correct variants (tests/submissions/correct/) land against the gates: a few repeats each
+calibrate ce_variants 15 --drill cross-entropy --bench-size 8192,128256 --small-size 1024,32000 \
+  --version recompute=tests/submissions/correct/cross_entropy_recompute.py \
+  --version multirow=tests/submissions/correct/cross_entropy_multirow.py --factor 2.0 --factor 2.5 --factor 3.0
+calibrate quant_variants 15 --drill quant-matmul --version gptq=tests/submissions/correct/quant_gptq_style_grouped.py \
+  --version awq-after-dot=tests/submissions/correct/quant_awq_scale_after_dot.py \
+  --version even-odd=tests/submissions/correct/quant_even_odd_two_dots.py --factor 0.3 --factor 0.5 --factor 1.0
 
 if [ "$DRY" != 1 ]; then
   for f in "$Q_BEST" "$CE_BEST"; do
