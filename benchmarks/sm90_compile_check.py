@@ -84,9 +84,9 @@ def main(argv=None) -> int:
             jobs.append((f"quant M={m} {cfg}", q.w4a16_awq_kernel, Q_NAMES, Q_TYPES, consts, Q_UNIT, ones,
                          cfg["warps"], cfg["stages"]))
     batch = (ROOT / "benchmarks" / "h200_speed_batch.sh").read_text()
-    for block, warps, rev, evict in sorted(set(re.findall(
-            r"BLOCK_V=(\d+),NUM_WARPS=(\d+),PROGRAMS_PER_SM=\d+,REVERSE=(\d),EVICT=(\d)", batch))):
-        consts = dict(BLOCK_V=int(block), REVERSE=bool(int(rev)), EVICT=bool(int(evict)))
+    for block, warps, rev, evict, pf in sorted(set(re.findall(
+            r"BLOCK_V=(\d+),NUM_WARPS=(\d+),PROGRAMS_PER_SM=\d+,REVERSE=(\d),EVICT=(\d)(?:,PREFETCH=(\d))?", batch))):
+        consts = dict(BLOCK_V=int(block), REVERSE=bool(int(rev)), EVICT=bool(int(evict)), PREFETCH=bool(int(pf or 0)))
         jobs.append((f"ce {consts} warps={warps}", ce._ce_fwd_grad, CE_NAMES, CE_TYPES, consts, (), (), int(warps),
                      3))
     for name, fn, names, types, consts, unit, ones, warps, stages in jobs:

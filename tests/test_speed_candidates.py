@@ -68,7 +68,9 @@ args, exp = quant_case(16, 129, 384, 128, swap_nibbles=True)
 out["quant nibbles swapped"] = rel(load_with_constants(QUANT, "matmul_w4a16", {})(*args, 128), quant_case(16, 129, 384, 128)[1])
 
 for name, consts in {"reverse evict": {"REVERSE": True, "EVICT": True, "CPU_PROGRAMS": 2},
-                     "forward 1024": {"REVERSE": False, "EVICT": False, "CPU_PROGRAMS": 3, "BLOCK_V": 1024}}.items():
+                     "forward 1024": {"REVERSE": False, "EVICT": False, "CPU_PROGRAMS": 3, "BLOCK_V": 1024},
+                     "prefetch reverse 1024": {"PREFETCH": True, "REVERSE": True, "CPU_PROGRAMS": 2, "BLOCK_V": 1024},
+                     "prefetch forward": {"PREFETCH": True, "REVERSE": False, "EVICT": False}}.items():
     fn = load_with_constants(CE, "cross_entropy", consts)
     worst = 0.0
     for t, v, ignored in ((7, 3001, 0.3), (5, 1000, 1.0), (1, 1000, 0.0)):
@@ -126,7 +128,7 @@ def test_a_wrong_unpack_fails_the_same_check():
     assert results()["quant nibbles swapped"] > 0.05
 
 
-@pytest.mark.parametrize("schedule", ["reverse evict", "forward 1024"])
+@pytest.mark.parametrize("schedule", ["reverse evict", "forward 1024", "prefetch reverse 1024", "prefetch forward"])
 def test_cross_entropy_candidate_matches_torch_loss_and_gradient(schedule):
     """Rows with ignore_index, an all-ignored batch (NaN loss, zero gradient), one row; loss * 2 backward."""
     assert results()["ce " + schedule] < 1e-5

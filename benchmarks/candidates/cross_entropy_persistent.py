@@ -8,7 +8,9 @@ The shipped reference launches one program per row; with several programs per SM
 HBM: 6.3 GB moved per step, 87 % of the bandwidth at 1507 us (docs/training.md). Here the grid is PROGRAMS_PER_SM
 programs per SM, each walking rows p, p + P, ...: at one per SM, 132 rows (33 MB) are in flight. REVERSE walks the
 gradient pass from the row's end, where the first pass ended (the most recently read blocks first); EVICT asks L2
-to keep the first pass's lines (evict_last) and to drop the second pass's (evict_first).
+to keep the first pass's lines (evict_last) and to drop the second pass's (evict_first). PREFETCH issues the next
+block's load before the current block is reduced (two loads in flight per program: one program per SM has to keep
+the bandwidth busy on its own).
 Counting n_valid, the per-row losses' mean and the backward's scale by grad_output are the shipped reference's.
 """
 import torch
@@ -22,6 +24,7 @@ PROGRAMS_PER_SM = 1
 CPU_PROGRAMS = 4  # the interpreter: a few programs, each walking several rows
 REVERSE = True
 EVICT = True
+PREFETCH = False
 
 
 @triton.jit
@@ -35,11 +38,27 @@ def _count_valid(Target, NValid, T, ignore_index, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def _block(Xr, blk, V, BLOCK_V: tl.constexpr, POLICY: tl.constexpr):
+    """Block `blk` of a row (masked past either end: a prefetch past the last block moves nothing); POLICY 1 asks L2
+    to keep the lines (evict_last), 2 to drop them first (evict_first), 0 neither."""
+    cols = blk * BLOCK_V + tl.arange(0, BLOCK_V)
+    live = (cols >= 0) & (cols < V)
+    if POLICY == 1:
+        x = tl.load(Xr + cols, mask=live, other=float("-inf"), eviction_policy="evict_last")
+    elif POLICY == 2:
+        x = tl.load(Xr + cols, mask=live, other=float("-inf"), eviction_policy="evict_first")
+    else:
+        x = tl.load(Xr + cols, mask=live, other=float("-inf"))
+    return x
+
+
+@triton.jit
 def _ce_fwd_grad(X, stride, Target, Loss, NValid, T, V, ignore_index, BLOCK_V: tl.constexpr,
-                 REVERSE: tl.constexpr, EVICT: tl.constexpr):
+                 REVERSE: tl.constexpr, EVICT: tl.constexpr, PREFETCH: tl.constexpr):
     # persistent: program p handles rows p, p + P, p + 2P, ... (P = the grid), so only P rows are in flight
     pid = tl.program_id(0)
     nprog = tl.num_programs(0)
+    n_blocks = tl.cdiv(V, BLOCK_V)
     for i in range(0, tl.cdiv(T - pid, nprog)):
         row = pid.to(tl.int64) + i * nprog
         Xr = X + row * stride
@@ -53,29 +72,35 @@ def _ce_fwd_grad(X, stride, Target, Loss, NValid, T, V, ignore_index, BLOCK_V: t
             # online log-sum-exp: m is the running max, d the running sum of exp(x - m)
             m = float("-inf")
             d = 0.0
-            for off in range(0, V, BLOCK_V):
-                cols = off + tl.arange(0, BLOCK_V)
-                if EVICT:  # keep the row in L2 for the second pass
-                    x = tl.load(Xr + cols, mask=cols < V, other=float("-inf"), eviction_policy="evict_last")
-                else:
-                    x = tl.load(Xr + cols, mask=cols < V, other=float("-inf"))
-                x = x.to(tl.float32)
-                m_new = tl.maximum(m, tl.max(x, axis=0))
-                d = d * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
-                m = m_new
+            if PREFETCH:  # block b + 1's load is issued before block b is reduced: two loads in flight
+                nxt = _block(Xr, 0, V, BLOCK_V, 1 if EVICT else 0)
+                for b in range(0, n_blocks):
+                    x = nxt.to(tl.float32)
+                    nxt = _block(Xr, b + 1, V, BLOCK_V, 1 if EVICT else 0)
+                    m_new = tl.maximum(m, tl.max(x, axis=0))
+                    d = d * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+                    m = m_new
+            else:
+                for b in range(0, n_blocks):
+                    x = _block(Xr, b, V, BLOCK_V, 1 if EVICT else 0).to(tl.float32)
+                    m_new = tl.maximum(m, tl.max(x, axis=0))
+                    d = d * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+                    m = m_new
             lse = m + tl.log(d)
             x_y = tl.load(Xr + y).to(tl.float32)  # the target logit, read before the row is overwritten
             tl.store(Loss + row, lse - x_y)
             inv_n = 1.0 / tl.load(NValid)
-            n_blocks = tl.cdiv(V, BLOCK_V)
+            # REVERSE: the last blocks the first pass read come first, while they are most likely still in L2
+            if PREFETCH:
+                nxt = _block(Xr, n_blocks - 1 if REVERSE else 0, V, BLOCK_V, 2 if EVICT else 0)
             for j in range(0, n_blocks):
-                # REVERSE: the last blocks the first pass read come first, while they are most likely still in L2
                 blk = n_blocks - 1 - j if REVERSE else j
-                cols = blk * BLOCK_V + tl.arange(0, BLOCK_V)
-                if EVICT:
-                    x = tl.load(Xr + cols, mask=cols < V, other=float("-inf"), eviction_policy="evict_first")
+                if PREFETCH:
+                    x = nxt
+                    nxt = _block(Xr, n_blocks - 2 - j if REVERSE else j + 1, V, BLOCK_V, 2 if EVICT else 0)
                 else:
-                    x = tl.load(Xr + cols, mask=cols < V, other=float("-inf"))
+                    x = _block(Xr, blk, V, BLOCK_V, 2 if EVICT else 0)
+                cols = blk * BLOCK_V + tl.arange(0, BLOCK_V)
                 g = tl.exp(x.to(tl.float32) - lse)
                 g = tl.where(cols == y, g - 1.0, g) * inv_n
                 tl.store(Xr + cols, g.to(Xr.dtype.element_ty), mask=cols < V)
@@ -126,6 +151,7 @@ class CrossEntropy(torch.autograd.Function):
         block = _block_v(V)
         _ce_fwd_grad[(_programs(T, logits.device),)](logits, logits.stride(0), target, loss_rows, n_valid, T, V,
                                                       ignore_index, BLOCK_V=block, REVERSE=REVERSE, EVICT=EVICT,
+                                                      PREFETCH=PREFETCH,
                                                       num_warps=NUM_WARPS)
         _mean_loss[(1,)](loss_rows, n_valid, loss, T, BLOCK=BLOCK_T)
         ctx.save_for_backward(logits.detach())  # now holds the gradient of the mean loss
