@@ -5,7 +5,8 @@ benchmarks/layernorm_gate.py: any drill, any versions.
         [--repeats 20] [--budget-s 80] [--factor F ...] [--bench-size 8192,128256 --small-size 1024,32000] [--out DIR]
 
 Runs grader.speed.timing.speed_report, the exact gate `drill grade --device cuda` applies (the spec's bench_size,
-inputs, bar and rounds), `--repeats` times, the versions alternating within each repeat; stops early (and says how
+inputs, bar and rounds; without the small size's launch-bound timings, which never change the verdict), `--repeats`
+times, the versions alternating within each repeat; stops early (and says how
 many repeats fit) when --budget-s of wall time is spent. A version is a file's entry point, optionally with module
 constants changed (benchmarks/constants.py). Per version: how many runs pass the spec's speedup_min (a run passes
 when the gate gives no category), how many reach each --factor (a proposed gate for a drill that has none yet, or
@@ -94,7 +95,7 @@ def main(argv=None) -> int:
             break
         for label, entry in entries.items():
             try:
-                r = speed_report(spec, entry, name, say=lambda _msg: None)
+                r = speed_report(spec, entry, name, say=lambda _msg: None, small=False)
             except Exception as e:  # noqa: BLE001 - a version that fails is reported, the others go on
                 print(f"  {i + 1:2d} {label:28s} ERROR {type(e).__name__}: {str(e)[:200]}", flush=True)
                 continue

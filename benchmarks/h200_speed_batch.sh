@@ -89,17 +89,17 @@ calibrate() {  # calibrate NAME MAX_BUDGET ARGS...
     --out "$OUT/gates" "$@"
   grep -E "pass|reach|budget|ERROR|wall" "$OUT/logs/gate_$name.txt" | grep -v "^ *[0-9]" | tail -8
 }
-calibrate quant 60 --drill quant-matmul --version reference=solutions/quant_matmul.py \
+calibrate quant 65 --drill quant-matmul --version reference=solutions/quant_matmul.py \
   --version "alt-best=$Q_BEST" --version known-slow=benchmarks/known_slow/quant_matmul_tiny_tiles.py \
   --factor 0.3 --factor 0.5 --factor 1.0 --factor 2.0
-calibrate ce 65 --drill cross-entropy --bench-size 8192,128256 --small-size 1024,32000 \
+calibrate ce 75 --drill cross-entropy --bench-size 8192,128256 --small-size 1024,32000 \
   --version reference=solutions/cross_entropy.py --version "persistent-best=$CE_BEST" --version "known-slow=$CE_SLOW" \
   --factor 1.5 --factor 2.0 --factor 2.5 --factor 3.0 --factor 3.5
 calibrate decode 45 --drill decode-attention --version reference=solutions/decode_attention.py \
   --version known-slow=tests/submissions/correct/decode_one_launch_no_split.py --factor 2.5 --factor 3.0
-calibrate layernorm 40 --drill layernorm --version reference=solutions/layernorm.py \
+calibrate layernorm 45 --drill layernorm --version reference=solutions/layernorm.py \
   --version known-slow=benchmarks/known_slow/layernorm_tutorial_locks.py --factor 1.5 --factor 1.75 --factor 2.0
-calibrate conv 40 --drill conv2d --version reference=solutions/conv2d.py \
+calibrate conv 50 --drill conv2d --version reference=solutions/conv2d.py \
   --version known-slow=benchmarks/known_slow/conv_raw_weight_layout.py --factor 0.5
 # where the drills' correct variants (tests/submissions/correct/) land against the gates: a few repeats each
 calibrate ce_variants 15 --drill cross-entropy --bench-size 8192,128256 --small-size 1024,32000 \

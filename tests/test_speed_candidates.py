@@ -156,3 +156,29 @@ def test_gate_calibration_counts_passes_and_factors():
     assert s["passed"] == 2 and s["reach"] == {"1.5": 2, "2.0": 1} and s["runs"] == 3
     assert (s["min"], s["median"], s["max"]) == (1.4, 1.6, 2.1)
     assert "passed" not in gate_calibration.summarise(runs, None, [])
+
+
+def test_the_gate_without_its_small_size_gives_the_same_verdict_and_times_nothing_more(monkeypatch):
+    """speed_report(small=False), what the calibration repeats: the verdict's rows only (15 timings: 5 rounds of
+    candidate, eager and cuBLAS), no draw or timing at the small size; the verdict is the full report's."""
+    import dataclasses
+
+    import torch
+
+    import drills
+    from grader.speed import timing
+
+    spec = dataclasses.replace(drills.get_spec("quant-matmul"), bench_size=(16, 256, 256), small_size=(4, 128, 128))
+    entry = lambda *a, **kw: spec.reference(*[t.double() for t in a], **kw).to(torch.float16)  # noqa: E731
+    monkeypatch.setattr(timing, "copy_bandwidth", lambda n, name, say: (4e12, True))
+    monkeypatch.setattr(timing, "WALL_CALLS", 1)
+    reports = {}
+    for small in (True, False):
+        calls = []
+        monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), calls.append(1), [0.05, 0.8, 0.05][
+            (len(calls) - 1) % 3] if len(calls) <= 15 else 0.01)[2])
+        reports[small] = (timing.speed_report(spec, entry, "fake", say=lambda m: None, device="cpu", small=small),
+                          len(calls))
+    (full, n_full), (short, n_short) = reports[True], reports[False]
+    assert n_short == 15 and n_full == 21 and short["small"] is None and full["small"]["device_us"]
+    assert short["category"] == full["category"] and short["speedup"] == full["speedup"] == pytest.approx(1.0)
