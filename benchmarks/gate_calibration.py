@@ -12,7 +12,7 @@ constants changed (benchmarks/constants.py). Per version: how many runs pass the
 when the gate gives no category), how many reach each --factor (a proposed gate for a drill that has none yet, or
 another value to compare), and the speedup's min / median / max: the spread a gate must sit clear of.
 --dry loads every version and prints what would run (no GPU). --bench-size / --small-size (comma-separated ints) override the spec's, for a drill whose gate is not set yet
-(cross-entropy). Writes DIR/gate_<drill>.json.
+(cross-entropy). Writes DIR/gate_<drill or --tag>.json.
 """
 from __future__ import annotations
 
@@ -57,6 +57,7 @@ def main(argv=None) -> int:
     ap.add_argument("--bench-size")
     ap.add_argument("--small-size")
     ap.add_argument("--out")
+    ap.add_argument("--tag", help="the JSON's name: DIR/gate_<tag>.json (default: the drill's name)")
     ap.add_argument("--dry", action="store_true", help="no GPU: parse, load every version, time nothing")
     a = ap.parse_args(argv)
     import drills
@@ -117,7 +118,7 @@ def main(argv=None) -> int:
     print(f"wall {time.perf_counter() - t0:.0f} s")
     if a.out:
         Path(a.out).mkdir(parents=True, exist_ok=True)
-        Path(a.out, f"gate_{spec.name}.json").write_text(json.dumps(
+        Path(a.out, f"gate_{a.tag or spec.name}.json").write_text(json.dumps(
             {"device": name, "torch": torch.__version__, "drill": spec.name, "speedup_min": spec.speedup_min,
              "bench_size": list(spec.bench_size) if isinstance(spec.bench_size, tuple) else spec.bench_size,
              "versions": {label: {"file": str(path), "constants": {k: repr(v) for k, v in consts.items()}}

@@ -86,7 +86,7 @@ calibrate() {  # calibrate NAME MAX_BUDGET ARGS...
   if [ "$DRY" = 1 ]; then "$PY" benchmarks/gate_calibration.py --dry "$@"; echo "$name dry rc=$?"; return; fi
   local b; b=$(budget "$max")
   step "gate_$name" $(( b + 40 )) "$PY" benchmarks/gate_calibration.py --repeats 20 --budget-s "$b" \
-    --out "$OUT/gates" "$@"
+    --out "$OUT/gates" --tag "$name" "$@"
   grep -E "pass|reach|budget|ERROR|wall" "$OUT/logs/gate_$name.txt" | grep -v "^ *[0-9]" | tail -8
 }
 calibrate quant 65 --drill quant-matmul --version reference=solutions/quant_matmul.py \
