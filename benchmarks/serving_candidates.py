@@ -197,7 +197,7 @@ def alt_reference():
 def alt_tiles(cfg) -> tuple:
     """An alt_awq cfg as a row of the alternative reference's TILES."""
     return (cfg["BM"], cfg["BN"], cfg["BK"], cfg["SPLIT_K"], cfg.get("warps", 4), cfg.get("stages", 3),
-            bool(cfg.get("magic", 1)), bool(cfg.get("swap", 0)))
+            bool(cfg.get("magic", 1)), bool(cfg.get("swap", 0)), bool(cfg.get("fixup", 0)))
 
 
 def alt_gemv_tiles(cfg) -> tuple:

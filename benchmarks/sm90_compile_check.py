@@ -81,8 +81,9 @@ def main(argv=None) -> int:
         else:
             consts = dict(GROUP_SIZE=128, BLOCK_M=cfg["BM"], BLOCK_N=cfg["BN"], BLOCK_K=cfg["BK"],
                           SPLIT_K=cfg["SPLIT_K"], MAGIC=bool(cfg["magic"]), SWAP=bool(cfg.get("swap", 0)))
-            jobs.append((f"quant M={m} {cfg}", q.w4a16_awq_kernel, Q_NAMES, Q_TYPES, consts, Q_UNIT, ones,
-                         cfg["warps"], cfg["stages"]))
+            consts["FIXUP"] = bool(cfg.get("fixup", 0))
+            jobs.append((f"quant M={m} {cfg}", q.w4a16_awq_kernel, Q_NAMES + ["cnt_ptr"], Q_TYPES + ["*i32"], consts,
+                         Q_UNIT, ones, cfg["warps"], cfg["stages"]))
     batch = (ROOT / "benchmarks" / "h200_speed_batch.sh").read_text()
     for block, warps, rev, evict, pf in sorted(set(re.findall(
             r"BLOCK_V=(\d+),NUM_WARPS=(\d+),PROGRAMS_PER_SM=\d+,REVERSE=(\d),EVICT=(\d)(?:,PREFETCH=(\d))?", batch))):

@@ -18,6 +18,10 @@ split-K for small M, and a GEMV without tl.dot at M = 1.
   operand from registers, so the tile the kernel just dequantised in registers goes straight to the tensor cores
   instead of back through shared memory (the second operand, a^T, comes from shared memory as loaded); the store is
   transposed back. At small M this also puts N, not M, on the MMA's 64-row side.
+- FIXUP (not yet timed on a GPU): split-K in one launch. Each program writes its partial, then takes a ticket from
+  an atomic counter per column tile (acq_rel); the last to arrive sums the SPLIT_K partials in split order (the same
+  order as the sum kernel: deterministic) and resets the counter. Batch 2 suggested the two launches' host time,
+  not the GPU, set the ~52 us floor at M <= 16 (docs/serving.md): this would tell.
 - GEMV (M <= GEMV_MAX_M): one program per (row of a, column tile, K split); each step reads BLOCK_R packed rows
   (2 BLOCK_R values of k inside one group), multiplies on the CUDA cores (no tl.dot: M = 1 would pad a 16-row MMA
   with 15 zero rows) and reduces over k; the scale multiplies the step's (BLOCK_N,) partial sum.
@@ -28,11 +32,19 @@ import triton
 import triton.language as tl
 
 GEMV_MAX_M = 1
-# (largest M, (BLOCK_M, BLOCK_N, BLOCK_K, SPLIT_K, num_warps, num_stages, MAGIC, SWAP)): the first row whose M
-# bound holds
-TILES = ((16, (16, 64, 128, 4, 4, 3, True, False)), (2047, (128, 128, 64, 1, 4, 4, True, False)),
-         (None, (128, 256, 64, 1, 8, 3, True, False)))
+# (largest M, (BLOCK_M, BLOCK_N, BLOCK_K, SPLIT_K, num_warps, num_stages, MAGIC, SWAP, FIXUP)): the first row whose
+# M bound holds
+TILES = ((16, (16, 64, 128, 4, 4, 3, True, False, False)), (2047, (128, 128, 64, 1, 4, 4, True, False, False)),
+         (None, (128, 256, 64, 1, 8, 3, True, False, False)))
 GEMV_TILES = (128, 64, 8, 4)  # BLOCK_N, BLOCK_R (packed rows per step), SPLIT_K, num_warps
+_COUNTERS = {}  # (device, tiles) -> int32 zeros, one arrival counter per tile; each tile's last program resets it
+
+
+def _counters(device, tiles: int) -> torch.Tensor:
+    key = (str(device), tiles)
+    if key not in _COUNTERS:
+        _COUNTERS[key] = torch.zeros(tiles, dtype=torch.int32, device=device)
+    return _COUNTERS[key]
 
 
 @triton.jit
@@ -45,9 +57,9 @@ def _nibbles_to_f16(q, MAGIC: tl.constexpr):
 
 @triton.jit
 def w4a16_awq_kernel(a_ptr, w_ptr, s_ptr, c_ptr, p_ptr, M, N, K,
-                     stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+                     stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn, cnt_ptr,
                      GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                     SPLIT_K: tl.constexpr, MAGIC: tl.constexpr, SWAP: tl.constexpr):
+                     SPLIT_K: tl.constexpr, MAGIC: tl.constexpr, SWAP: tl.constexpr, FIXUP: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     pid_k = tl.program_id(2)
@@ -95,6 +107,21 @@ def w4a16_awq_kernel(a_ptr, w_ptr, s_ptr, c_ptr, p_ptr, M, N, K,
                      mask=c_mask)
         else:
             tl.store(p_ptr + pid_k * M * N + offs_m[:, None] * N + offs_n[None, :], acc, mask=c_mask)
+    if SPLIT_K > 1:
+        if FIXUP:
+            # one launch: the tile's last program to arrive (an atomic counter per tile, acq_rel so the others'
+            # partials are visible to it) sums the SPLIT_K partials in split order and resets the counter
+            tile = pid_m * tl.num_programs(1) + pid_n
+            arrived = tl.atomic_add(cnt_ptr + tile, 1, sem="acq_rel")
+            if arrived == SPLIT_K - 1:
+                rows = offs_m[:, None]
+                cols = offs_n[None, :]
+                live = (rows < M) & (cols < N)
+                total = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+                for s in range(SPLIT_K):
+                    total += tl.load(p_ptr + s * M * N + rows * N + cols, mask=live, other=0.0, cache_modifier=".cg")
+                tl.store(c_ptr + rows * stride_cm + cols * stride_cn, total.to(tl.float16), mask=live)
+                tl.atomic_xchg(cnt_ptr + tile, 0)
 
 
 @triton.jit
@@ -157,7 +184,7 @@ def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, 
         split_k = max(1, min(split_k, K // (2 * block_r)))
         grid = (M, triton.cdiv(N, block_n), split_k)
     else:
-        block_m, block_n, block_k, split_k, warps, stages, magic, swap = _tiles(M)
+        block_m, block_n, block_k, split_k, warps, stages, magic, swap, fixup = _tiles(M)
         block_k = min(block_k, group_size)  # a step inside one group (group_size is a power of two >= 16)
         split_k = max(1, min(split_k, K // block_k))
         grid = (triton.cdiv(M, block_m), triton.cdiv(N, block_n), split_k)
@@ -166,9 +193,13 @@ def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, 
         w4a16_gemv_kernel[grid](a, w_packed, scales, c, partials, M, N, K, *common, GROUP_SIZE=group_size,
                                 BLOCK_N=block_n, BLOCK_R=block_r, SPLIT_K=split_k, num_warps=warps)
     else:
-        w4a16_awq_kernel[grid](a, w_packed, scales, c, partials, M, N, K, *common, GROUP_SIZE=group_size,
+        fixup = fixup and split_k > 1  # FIXUP: split-K in one launch (not yet timed on a GPU)
+        cnt = _counters(a.device, grid[0] * grid[1]) if fixup else partials
+        w4a16_awq_kernel[grid](a, w_packed, scales, c, partials, M, N, K, *common, cnt, GROUP_SIZE=group_size,
                                BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, SPLIT_K=split_k, MAGIC=magic,
-                               SWAP=swap, num_warps=warps, num_stages=stages)
+                               SWAP=swap, FIXUP=fixup, num_warps=warps, num_stages=stages)
+        if fixup:
+            return c
     if split_k > 1:
         sum_splits_kernel[(triton.cdiv(M * N, 1024),)](partials, c, M, N, c.stride(0), c.stride(1), SPLIT_K=split_k,
                                                        BLOCK=1024, num_warps=4)
