@@ -13,6 +13,11 @@ quant (W4A16): `w4a16(a, w_packed, scales, group, cfg)` with cfg = dict(kind, BM
                  tl.join + tl.reshape. Not yet timed on a GPU (added after the first H200 run).
   SPLIT_K > 1: each program covers every SPLIT_K-th BK step and adds its partial tile into a float32 C with
   tl.atomic_add, then C is cast to float16 (zero, kernel, cast: three launches).
+  kind "alt_awq" / "alt_gemv": the alternative reference benchmarks/candidates/quant_matmul_awq.py itself, its
+                 schedule set from cfg (TILES, MAGIC; GEMV_TILES at M = 1): the file a winner is copied from.
+                 alt_awq: AWQ-style scale per step, bytes loaded once (tl.join), split-K with a partial-sum pass,
+                 MAGIC = the nibble -> float16 by bit OR; alt_gemv: no tl.dot, one program per (row, column tile,
+                 K split), BR packed rows per step.
 decode: `decode(q, k, v, table, lens, cfg)` with cfg = dict(kind, BLOCK_N, splits, warps, stages):
   kind "head"    the reference's structure: one program per (sequence, query head, split), scores on CUDA cores;
   kind "group"   one program per (sequence, KV head, split) for all GROUP query heads of that KV head, padded to
@@ -174,7 +179,46 @@ def _w4_awq(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
 _W4 = {"k2": _w4_k2, "evenodd": _w4_evenodd, "swap": _w4_swap, "awq": _w4_awq, "awq_join": _w4_awq}
 
 
+_ALT = {}
+
+
+def alt_reference():
+    """benchmarks/candidates/quant_matmul_awq.py, loaded once."""
+    if "mod" not in _ALT:
+        import importlib.util
+        from pathlib import Path
+        path = Path(__file__).resolve().parent / "candidates" / "quant_matmul_awq.py"
+        spec = importlib.util.spec_from_file_location("quant_matmul_awq_candidate", path)
+        _ALT["mod"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_ALT["mod"])
+    return _ALT["mod"]
+
+
+def alt_tiles(cfg) -> tuple:
+    """An alt_awq cfg as a row of the alternative reference's TILES."""
+    return (cfg["BM"], cfg["BN"], cfg["BK"], cfg["SPLIT_K"], cfg.get("warps", 4), cfg.get("stages", 3),
+            bool(cfg.get("magic", 1)), bool(cfg.get("swap", 0)), bool(cfg.get("fixup", 0)))
+
+
+def alt_gemv_tiles(cfg) -> tuple:
+    return (cfg["BN"], cfg["BR"], cfg["SPLIT_K"], cfg.get("warps", 4))
+
+
+def alt_w4a16(a, w_packed, scales, group_size, cfg):
+    """The alternative reference with its schedule set from cfg for every M (module constants, set per call)."""
+    mod = alt_reference()
+    if cfg["kind"] == "alt_gemv":
+        mod.GEMV_MAX_M = a.shape[0]
+        mod.GEMV_TILES = alt_gemv_tiles(cfg)
+    else:
+        mod.GEMV_MAX_M = 0
+        mod.TILES = ((None, alt_tiles(cfg)),)
+    return mod.matmul_w4a16(a, w_packed, scales, group_size)
+
+
 def w4a16(a, w_packed, scales, group_size, cfg):
+    if cfg["kind"].startswith("alt_"):
+        return alt_w4a16(a, w_packed, scales, group_size, cfg)
     M, K = a.shape
     N = w_packed.shape[1]
     bm, bn, bk, sk = cfg["BM"], cfg["BN"], cfg["BK"], cfg.get("SPLIT_K", 1)

@@ -425,8 +425,9 @@ DECODE_SPEC = DrillSpec(
     speed_refs=((DECODE_SDPA, _decode_sdpa_contiguous),),
     # >= 3 x eager (gather the pages, then SDPA with the seq_lens mask), the issue's gate. H200, one run of 3 rounds
     # (benchmarks/serving_sweep.py, docs/h200/serving_sweep_batch1.txt): the reference's schedule 498 us, 3.35 x
-    # eager, 0.97 x SDPA on a contiguous copy; the known-slow one-launch kernel 1.05 x (an earlier session). The
-    # 20-run calibration (benchmarks/serving.py --repeats 20 --cases decode) is still to do.
+    # eager, 0.97 x SDPA on a contiguous copy; the known-slow one-launch kernel 1.05 x (an earlier session).
+    # Calibrated on the H200, 20 runs of this gate (speed batch 2, 2026-12-01, benchmarks/gate_calibration.py): the
+    # reference 20/20 pass, 3.344..3.401 x; the known-slow 0/20, 1.061..1.072 x.
     speedup_min=3.0,
     # The gate's size: 32 sequences all 4096 tokens long (the 7th element: the shortest length), pages of 16.
     bench_size=DECODE_GATE_SIZE,
@@ -636,10 +637,10 @@ W4_SPEC = DrillSpec(
     speed_refs=((W4_CUBLAS, _w4a16_cublas),),
     speed_bar=W4_CUBLAS,
     # >= 0.3 x cuBLAS on the float16 weight at M = 16, what the measurements support, not the issue's 2 x: no
-    # schedule tried beat cuBLAS (docs/serving.md). H200, one run of 3 rounds (docs/h200/serving_sweep_batch1.txt):
-    # the reference's M <= 16 tiles 104 us = 0.46 x cuBLAS's 47.9 us; the known-slow 16x16x16 tiles 306 us = 0.16 x
-    # (an earlier session, 3 runs). The 20-run calibration (benchmarks/serving.py --repeats 20 --cases quant) is
-    # still to do.
+    # schedule tried beat cuBLAS (docs/serving.md). Calibrated on the H200, 20 runs of this gate (speed batch 2,
+    # 2026-12-01, benchmarks/gate_calibration.py): the reference (split-K AWQ style) 20/20 pass, 0.464..0.923 x
+    # (median 0.915; 6 of the 20 runs in a slow mode of 62-103 us); the previous reference 20/20, 0.462..0.467 x;
+    # the known-slow 16x16x16 tiles 0/20, 0.152..0.153 x. A higher bar would fail the reference's slow mode.
     speedup_min=0.3,
     bench_size=W4_GATE_SIZE,
     small_size=(16, 1024, 1024),
@@ -932,8 +933,9 @@ CONV_SPEC = DrillSpec(
     # The speed gate (CUDA): >= 0.5 x eager F.conv2d (cuDNN) at issue 22's layer, (32, 256, 56, 56) -> 256, 3x3,
     # padding 1, x channels-last. H200, 2026-12-01, one run of 3 do_bench medians (docs/h200/conv_candidates_batch1.txt):
     # the reference 270 us against cuDNN's 181 us (0.67x; cuDNN's spread 12 %), the reference before this gate 1178 us
-    # (0.15x, benchmarks/known_slow/conv_raw_weight_layout.py). The 20-run calibration is still to do:
-    # benchmarks/serving.py --cases conv --repeats 20.
+    # (0.15x, benchmarks/known_slow/conv_raw_weight_layout.py). Calibrated on the H200, 20 runs of this gate (speed
+    # batch 2, 2026-12-01, benchmarks/gate_calibration.py): the reference 20/20 pass, 0.558..0.592 x (302 us against
+    # eager's 173 us: less margin than the one run above showed); the known-slow 0/20, 0.141..0.147 x.
     speedup_min=0.5,
     bench_size=(32, 256, 56, 56, 256, 3, 3),
     bench_inputs=_conv_inputs(channels_last=True),

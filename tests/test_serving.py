@@ -15,7 +15,8 @@ from grader.run.runner import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVING = ("decode-attention", "quant-matmul", "conv2d")
-# The constexprs the reference solutions launch with at the sizes below (what a Mistake's `meta` holds).
+# The constexprs a kernel launches with at the sizes below (what a Mistake's `meta` holds; quant-matmul: the first
+# reference's, whose BLOCK_K 64 differs from the group 32 there, so the k // BLOCK_K mistake applies).
 META = {"decode-attention": {"BLOCK_N": 32, "SPLIT_LEN": 64, "D": 64, "GROUP": 4},
         "quant-matmul": {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_SIZE": 128},
         "conv2d": {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_C": 16}}

@@ -64,8 +64,8 @@ def count_wrong(spec, args, out, kwargs: dict | None = None) -> tuple[int, int]:
     if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(ref.shape):
         return int(ref.numel()), int(ref.numel())
     rtol, atol = spec.tolerance_for(str(out.dtype).replace("torch.", ""))
-    if spec.error_scale is not None:
-        atol = atol * spec.error_scale(*as64, **kw).reshape(-1)
+    if spec.error_scale is not None:  # on the reference's device: a drill's scale may be a host scalar
+        atol = atol * torch.as_tensor(spec.error_scale(*as64, **kw)).to(ref.device).reshape(-1)
     return int((~_close(out.double().reshape(-1), ref.reshape(-1), rtol, atol)).sum()), int(ref.numel())
 
 
