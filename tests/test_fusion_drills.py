@@ -361,3 +361,39 @@ def test_a_slow_matmul_is_told_about_tensor_cores_not_bytes():
     fusion.apply_timing(v2, [ChildRun("cuda", result={"timing": {**t, "category": "impossible-time"}})])
     what, _ = explain(v2, "en")
     assert "989 TFLOPS" in what and "copy bandwidth" not in what
+
+
+def test_speed_gate_checks_an_in_place_gradient_on_fresh_inputs(monkeypatch):
+    """Liger's cross-entropy writes its gradient over the logits: after the gate's timed steps the inputs hold the
+    gradient, so its values are checked on one more call on fresh copies (on the H200 the gate called the reference
+    `wrong-values` for it). The known-wrong side: a stand-in that returns a wrong loss still fails."""
+    import torch
+
+    spec = dataclasses.replace(get_spec("cross-entropy"), bench_size=(4, 300), small_size=(2, 100))
+
+    class InPlace(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, logits, target, ignore_index, bias):
+            valid = target != ignore_index
+            loss = torch.nn.functional.cross_entropy(logits.float(), target, ignore_index=ignore_index)
+            g = torch.softmax(logits.float(), -1)
+            g[torch.arange(len(target))[valid], target[valid]] -= 1
+            logits.copy_(g * valid[:, None] / valid.sum())  # the gradient over the logits, as Liger does
+            ctx.save_for_backward(logits)
+            return (loss + bias).to(logits.dtype)
+
+        @staticmethod
+        def backward(ctx, dy):
+            (g,) = ctx.saved_tensors
+            return g * dy, None, None, None
+
+    monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), 0.01)[1])
+    monkeypatch.setattr(timing, "graphed_or_plain", lambda rows, say: (timing.bench_ms, "do_bench"))
+    monkeypatch.setattr(timing, "copy_bandwidth", lambda n, name, say: (BW, True))
+    monkeypatch.setattr(timing, "WALL_CALLS", 1)
+    right = lambda logits, target, ignore_index=-100: InPlace.apply(logits, target, ignore_index, 0.0)  # noqa: E731
+    t = timing.speed_report(spec, right, "fake", say=lambda m: None, device="cpu", small=False)
+    assert t["wrong"] == 0 and t["category"] != "wrong-values"
+    wrong = lambda logits, target, ignore_index=-100: InPlace.apply(logits, target, ignore_index, 1.0)  # noqa: E731
+    t = timing.speed_report(spec, wrong, "fake", say=lambda m: None, device="cpu", small=False)
+    assert t["category"] == "wrong-values"

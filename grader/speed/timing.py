@@ -309,6 +309,8 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda", 
     `device` is "cuda" in the grader; tests run the data flow on "cpu" with bench_ms / copy_bandwidth faked.
     small=False skips the small size's device and wall times (the report's "small" is then None): they inform the
     report's launch-bound line, never the verdict, and a calibration that repeats the gate 20 times skips them."""
+    import torch
+
     from grader.judge.evaluate import count_wrong
 
     say = say or progress_writer()
@@ -328,6 +330,10 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda", 
     n_copy = n if n * 4 <= 8 * fused_bytes else max(1, int(fused_bytes) // 8)
     bw, bw_cached = (None, False) if flops else copy_bandwidth(n_copy, device_name, say)
 
+    # An entry that may overwrite an input with its gradient (a check's `in_place`: Liger's cross-entropy writes
+    # over the logits) leaves the inputs spoilt after the timed steps: its values are checked on fresh copies.
+    in_place = bool(getattr(spec.grads, "in_place", None)) if spec.grads is not None else False
+    pristine = [a.detach().clone() if isinstance(a, torch.Tensor) else a for a in args] if in_place else None
     last = {}
     calls = timed_calls(spec, entry, args, kwargs)
     cand_call = calls[CANDIDATE]
@@ -349,7 +355,13 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda", 
     if spec.grads is not None and out is not None:
         out = out.detach()
     _sync(device)
-    wrong, out_numel = count_wrong(spec, args, out, kwargs)  # "k of N elements differ": N is the output's, not 4096^3
+    checked = args
+    if pristine is not None:
+        fresh = [a.clone().requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a
+                 for a in pristine]
+        out, checked = entry(*fresh, **kwargs).detach(), pristine
+        _sync(device)
+    wrong, out_numel = count_wrong(spec, checked, out, kwargs)  # "k of N elements differ": N is the output's, not 4096^3
     peak = peak_gbps(device_name)
     peak_flops = peak_tflops(device_name) if flops else None
     table = []
