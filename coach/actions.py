@@ -142,7 +142,7 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
     if drill_name:
         drill_name = names.resolve(drill_name, lang, as_json)
     try:
-        with working(tr("grading", lang, file=Path(file).name), lang, "reading the file") as say:
+        with working(tr("grading", lang, file=Path(file).name), lang, catalog.text("progress.reading", lang)) as say:
             verdict = runner.grade(file, drill=drill_name, device=device, seed=seed, timeout=timeout, progress=say)
     except (UnreadableFile, runner.DeviceUnavailable, KeyError) as e:
         if isinstance(e, catalog.TextError):  # the grader's usage errors carry both languages

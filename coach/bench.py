@@ -65,7 +65,7 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
         line = static.holes[0]["line"]
         raise fail(catalog.both("coach.bench.holes_left", file=file, line=line))
     if not proc.cuda_available():
-        raise fail(bench.NOT_ON_CPU)
+        raise fail(catalog.both("coach.bench.no_gpu"))
     with working(f"drill bench {Path(file).name}", lang,
                  catalog.text("coach.bench.working_detail", lang, n=len(size_list))):
         result = bench.sweep(Path(file).resolve(), spec.name, size_list)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
+from grader.core import catalog
 from grader.core.contract import config_problems, is_pow2  # noqa: F401 - config_problems: re-exported
 
 TRITON_DEFAULT_WARPS = 4  # what a launch without num_warps= gets (Triton 3.5-3.9)
@@ -309,7 +310,7 @@ def _time_one(spec, entry, size, say) -> dict:
            "eager": lambda: (spec.eager or spec.reference)(*inputs, **spec.kwargs)}
     per: dict = {k: [] for k in fns}
     for r in range(ROUNDS):
-        say(f"n={n:,}: capped grid vs uncapped, round {r + 1}/{ROUNDS}")
+        say(catalog.text("progress.capped_round", "en", n=f"{n:,}", r=r + 1, rounds=ROUNDS))
         for k, fn in fns.items():
             per[k].append(bench_ms(fn))
     us = {k: 1e3 * median_of_medians(v) for k, v in per.items()}

@@ -12,7 +12,7 @@ from drills import get_spec
 from grader.core import catalog
 from grader.families import registry
 from grader.reporting import learner_output
-from grader.reporting.i18n import DIAGNOSES, check_detail, check_name, pick, t
+from grader.reporting.i18n import DIAGNOSES, check_name, pick, row_detail, t
 from grader.judge.diagnose import mask_axis, swapped_axis
 from grader.reporting.texts import checkpoints_for, drill_texts
 
@@ -238,11 +238,11 @@ def phrase(key: str, lang: str, **kw) -> str:
 
 
 def startup_stage(stage: str, lang: str) -> str:
-    """What drill was doing when a start-up timeout killed the grade (texts.yaml `startup_stages`)."""
-    table = catalog.table("startup_stages")
-    if stage not in table:
-        raise catalog.CatalogError(f"texts.yaml has no startup stage {stage!r}")
-    return catalog.text(f"startup_stages.{stage}", lang)
+    """What drill was doing when a start-up timeout killed the grade (one of texts.yaml's `progress` lines)."""
+    got = catalog.from_english("progress", stage, lang)
+    if got is None:
+        raise catalog.CatalogError(f"texts.yaml has no progress line {stage!r}")
+    return got
 
 
 CLOSE_RATIO = 50  # wrong elements at most this many times the tolerance away: rounding, not a wrong formula
@@ -497,7 +497,7 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
     if v.checks:
         table = Table(show_header=False, box=None, padding=(0, 1))
         for c in v.checks:
-            table.add_row("✓" if c["passed"] else "✗", check_name(c["name"], lang), Text(check_detail(str(c.get("detail") or ""), lang), style="dim"),
+            table.add_row("✓" if c["passed"] else "✗", check_name(c["name"], lang), Text(row_detail(c, lang), style="dim"),
                           style=None if c["passed"] else "red")
         parts.append(Text(t("checks", lang) + ":", style="bold"))
         parts.append(table)

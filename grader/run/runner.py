@@ -213,7 +213,7 @@ def wait_child(proc, out: str, log, device: str, timeout: float, started_at: flo
     return run
 
 
-STARTUP_STAGES = ("starting the grading process", "importing torch and Triton")
+STARTUP_STAGES = (catalog.text("progress.starting", "en"), catalog.text("progress.imports", "en"))
 
 
 def _progress_line(out: str) -> str:
@@ -221,7 +221,7 @@ def _progress_line(out: str) -> str:
         with open(out + ".progress", encoding="utf-8") as f:
             return f.read(200)
     except OSError:
-        return "starting the grading process"
+        return STARTUP_STAGES[0]
 
 
 def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout: float,

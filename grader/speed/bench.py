@@ -34,19 +34,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grader.core.files import atomic_write_text
-
+from grader.core import catalog
 from grader.core.data import draw, numel_of, size_label
+from grader.core.files import atomic_write_text
 
 DEFAULT_SIZES = tuple(2 ** i for i in range(12, 28))
 CANDIDATE, EAGER, STATIC, DYNAMIC = "yours", "eager", "compile", "compile†"
-NOT_ON_CPU = {
-    "en": "drill bench times kernels on a GPU, and this machine has none. Triton's interpreter runs a kernel "
-          "thousands of times slower than a GPU, so times measured here would mean nothing. On CPU, "
-          "`drill grade FILE` proves fusion by counting the bytes each call moves.",
-    "zh": "drill bench 需要在 GPU 上计时，而本机没有 GPU。Triton 解释器比 GPU 慢几千倍，在这里测出的时间毫无意义。"
-          "在 CPU 上，`drill grade FILE` 通过统计每次调用搬运的字节数来证明融合。",
-}
 # The legend of a memory-bound sweep, in parts: "dynamic" only when the swept compile ran (1-D sizes).
 LEGEND = {
     "en": {"compile": ["compile  = torch.compile(eager, dynamic=False), compiled afresh at each n:",
@@ -213,10 +206,11 @@ def legend(result: dict, lang: str) -> list[str]:
     lines += [f"{_short(r, refs):9s}= {r}" for r in refs if _short(r, refs) != r]
     kinds = sorted({(r.get("copy") or {}).get("kind") for r in result["rows"]} - {None})
     if kinds:
-        lines.append("copy won by: " + "; ".join(
-            f"{k} at " + ", ".join(r.get("label") or f"{r['n']:,}" for r in result["rows"]
-                                   if (r.get("copy") or {}).get("kind") == k)
-            for k in kinds))
+        won = [catalog.text("coach.bench.copy_won_at", lang, kind=k, at=", ".join(
+            r.get("label") or f"{r['n']:,}" for r in result["rows"] if (r.get("copy") or {}).get("kind") == k))
+            for k in kinds]
+        lines.append(catalog.text("coach.bench.copy_won", lang, kinds=catalog.text("coach.bench.copy_won_sep", lang)
+                                  .join(won)))
     return lines
 
 
@@ -458,6 +452,8 @@ def _dynamic_sweep(spec, sizes, result, device: str = "cuda") -> None:
     shapes at the second size. Records its time per size and the sizes where it (re)compiled."""
     import torch
 
+    from grader.reporting.i18n import resolve_lang
+
     from grader.speed.timing import bench_ms, gbps
 
     def compiles() -> int:
@@ -468,7 +464,7 @@ def _dynamic_sweep(spec, sizes, result, device: str = "cuda") -> None:
     result["dynamic_compiles_at"] = []
     rows = {r["n"]: r for r in result["rows"]}
     for n in sizes:
-        print(f"  bench: one compile swept over sizes, n={n:,}", file=sys.stderr, flush=True)
+        print("  " + catalog.text("progress.bench_sweep", resolve_lang(), n=f"{n:,}"), file=sys.stderr, flush=True)
         args = _inputs(spec, n, device)
         nbytes = rows[n]["bytes"]
         before = compiles()
