@@ -28,7 +28,7 @@ def parse_sizes(text: str | None, spec=None) -> list:
         rank = len(spec.sizes[0])
         shapes = [tuple(int(d) for d in part.replace("×", "x").split("x")) for part in text.split(",") if part]
         if not shapes or any(len(sh) != rank or min(sh) < 1 for sh in shapes):
-            raise ValueError(f"shapes of {rank} numbers")
+            raise ValueError(text)  # not shapes of the drill's rank: the caller says so (coach.bench.bad_sizes)
         return shapes
     if ".." in text:
         lo, hi = (int(p.split("^")[1]) if "^" in p else int(p).bit_length() - 1 for p in text.split(".."))

@@ -119,24 +119,28 @@ class TextError(Exception):
 
 def _pattern(template: str, text_fields) -> re.Pattern:
     """An English template as a regex whose groups are its fields: one word each, or, for a field named in
-    text_fields, the shortest text that lets the whole line match ("{passed}/{calls} calls" matches "2/9 calls")."""
+    text_fields, the shortest text (maybe none) that lets the whole line match ("{passed}/{calls} calls" matches "2/9 calls")."""
     out = "^"
     for literal, name, _, _ in string.Formatter().parse(template):
         out += re.escape(literal)
         if name:
-            out += f"(?P<{name}>.+?)" if name in text_fields else f"(?P<{name}>\\S+?)"
+            out += f"(?P<{name}>.*?)" if name in text_fields else f"(?P<{name}>\\S+?)"
     return re.compile(out + "$", re.S)
 
 
 # Sections read back by from_english, and their fields that may hold several words (every other field: one word).
-TEXT_FIELDS = {"check_details": ("label", "why"), "progress": ("label", "at", "probe")}
+TEXT_FIELDS = {"check_details": ("label", "why", "portable", "where", "asked", "shape", "capacity", "kind", "names"), "progress": ("label", "at", "probe")}
 
 
-def from_english(section: str, english: str, lang: str) -> str | None:
+def from_english(section: str, english: str, lang: str, depth: int = 2) -> str | None:
     """English that crossed a process as a plain string (a check's detail, a progress line), made from one of the
-    templates of `section`, in `lang`: None when no template of the section made it."""
+    templates of `section`, in `lang`: None when no template of the section made it. A field that is itself one of
+    the section's texts (a phrase put into a sentence) is translated too, `depth` levels down."""
     for key, e in table(section).items():
         m = _pattern(e["en"], TEXT_FIELDS.get(section, ())).match(english)
         if m:
-            return text(f"{section}.{key}", lang, **m.groupdict())
+            kw = m.groupdict()
+            if depth > 0:
+                kw = {k: v and from_english(section, v, lang, depth - 1) or v for k, v in kw.items()}
+            return text(f"{section}.{key}", lang, **kw)
     return None
