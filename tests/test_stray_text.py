@@ -22,7 +22,7 @@ SINK_FUNCS = {"print", "echo", "secho", "Text", "Panel", "DrillError", "ClickExc
 SINK_METHODS = {"print", "say", "echo", "secho", "write", "append", "add_row", "add_column", "rule", "prompt",
                 "append_text", "insert"}
 # drill's own errors: a bug of drill's, said to whoever fixes drill (the report shows an internal error as one).
-INTERNAL = {"CatalogError", "AssertionError", "NotImplementedError"}
+INTERNAL = {"CatalogError", "AssertionError", "NotImplementedError", "RubricError", "RubricNameError"}
 FIELD = re.compile(r"\{[^{}]*\}")
 CALL = re.compile(r"[A-Za-z_][\w.]*\([^()]*\)")  # code: name(args)
 MARKUP = re.compile(r"\[/?[a-z0-9 #_.=-]*\]")
