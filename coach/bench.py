@@ -66,7 +66,7 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
         raise fail(catalog.both("coach.bench.holes_left", file=file, line=line))
     if not proc.cuda_available():
         raise fail(catalog.both("coach.bench.no_gpu"))
-    with working(f"drill bench {Path(file).name}", lang,
+    with working(catalog.text("coach.bench.working_head", lang, file=Path(file).name), lang,
                  catalog.text("coach.bench.working_detail", lang, n=len(size_list))):
         result = bench.sweep(Path(file).resolve(), spec.name, size_list)
     if as_json:

@@ -105,7 +105,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
     info = {"triton": triton.__version__, "torch": torch.__version__.split("+")[0], "phases": phases}
     if a.device == "cuda":
         if not torch.cuda.is_available():
-            return {**info, "fatal": {"stage": "device", "type": "NoCuda", "message": "no CUDA device is available"}}
+            return {**info, "fatal": {"stage": "device", "type": "NoCuda", "message": catalog.text("check_details.no_cuda", "en")}}
         info["device_name"] = torch.cuda.get_device_name()
 
     lanes = LaneChecker(learner_file) if interpreted else None
@@ -142,7 +142,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
     if not callable(entry):
         names = [n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__]
         return {**info, "fatal": {"stage": "entry", "type": "MissingEntry", "entry": spec.entry,
-                                  "found": names, "message": f"no function `{spec.entry}` in the file"}}
+                                  "found": names, "message": catalog.text("check_details.no_function", "en",
+                                                                     entry=spec.entry)}}
     replace_calls = registry.hooks(spec, "child_grade")  # a family graded otherwise (a compile lab: torch.compile)
     if replace_calls:
         return {**info, **replace_calls[0](spec, module, entry, a.device, learner_file, lanes, recorder, CallRunner)}

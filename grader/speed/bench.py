@@ -40,32 +40,6 @@ from grader.core.files import atomic_write_text
 
 DEFAULT_SIZES = tuple(2 ** i for i in range(12, 28))
 CANDIDATE, EAGER, STATIC, DYNAMIC = "yours", "eager", "compile", "compile†"
-# The legend of a memory-bound sweep, in parts: "dynamic" only when the swept compile ran (1-D sizes).
-LEGEND = {
-    "en": {"compile": ["compile  = torch.compile(eager, dynamic=False), compiled afresh at each n:",
-                       "           the kernel a program with that fixed shape gets."],
-           "dynamic": ["compile† = ONE torch.compile(eager) called at every n in turn: from the 2nd",
-                       "           size Dynamo recompiles with dynamic shapes, and that one dynamic",
-                       "           kernel can be much slower at large n (H200, relu(x + y) at 2^26:",
-                       "           once 322 µs dynamic vs 190 µs static, eager 318 µs; another",
-                       "           run 191 vs 189 µs: it depends on where the sweep compiled)."],
-           "rest": ["GB/s     = the fused byte model / time.",
-                    "copy     = the faster of x.clone() and a Triton copy kernel at the same n",
-                    "           (a shape: the same bytes), read + write: a reference, not a limit.",
-                    "% peak   = of the GPU's spec bandwidth ({peak}), the physical limit;",
-                    "           '!' = faster than that: the time does not measure the work."]},
-    "zh": {"compile": ["compile  = torch.compile(eager, dynamic=False)，每个 n 重新编译：",
-                       "           固定形状的程序得到的 kernel。"],
-           "dynamic": ["compile† = 同一个 torch.compile(eager) 依次在每个 n 上调用：从第 2 个尺寸起",
-                       "           Dynamo 用动态形状重新编译，之后都用这一个动态 kernel，大 n 时可能",
-                       "           慢很多（H200，relu(x + y)，2^26：一次实测动态 322 µs，静态 190 µs，",
-                       "           eager 318 µs；另一次 191 对 189 µs：取决于扫描在哪些尺寸上编译）。"],
-           "rest": ["GB/s     = 融合字节模型 / 时间。",
-                    "copy     = 同一 n 下 x.clone() 与 Triton 拷贝 kernel 中较快者（形状：搬运同样的字节；",
-                    "           读 + 写）：是参照，不是上限。",
-                    "% peak   = 占 GPU 标称带宽（{peak}）的比例，这是物理上限；",
-                    "           '!' = 比它还快：这个时间没有测到真正的工作。"]},
-}
 
 
 # -- parent ---------------------------------------------------------------------------------------------------------
@@ -80,6 +54,7 @@ def default_sizes(spec) -> list:
 
 def sweep(path: Path, drill: str, sizes, timeout: float = 900.0) -> dict:
     """Run the child; its progress goes to our stderr. Returns the child's JSON (or {"error": ...})."""
+    from grader.reporting.i18n import resolve_lang
     from grader.run.proc import child_env, kill_group, reaped, scratch_dir, spawn
 
     with scratch_dir("drill-bench-") as work:
@@ -95,12 +70,12 @@ def sweep(path: Path, drill: str, sizes, timeout: float = 900.0) -> dict:
             reaped(proc)
         except subprocess.TimeoutExpired:
             kill_group(proc)  # the learner's kernel and anything it started
-            return {"error": f"the sweep did not finish in {timeout:.0f} s"}
+            return {"error": catalog.text("coach.bench.sweep_timeout", resolve_lang(), seconds=f"{timeout:.0f}")}
         except BaseException:  # Ctrl-C (or SIGTERM turned into an exception): the child has its own session
             kill_group(proc)
             raise
         if not os.path.exists(out):
-            return {"error": f"the benchmark process died (exit code {proc.returncode}); its output is above"}
+            return {"error": catalog.text("coach.bench.sweep_died", resolve_lang(), code=proc.returncode)}
         with open(out, encoding="utf-8") as f:
             return json.load(f)
 
@@ -173,36 +148,24 @@ def _tflops_table(result: dict, providers: list[str], refs: list[str], first: st
     return ("TFLOPS (operations of one call / time)", head, rows)
 
 
-LEGEND_FLOPS = {
-    "en": ["compile  = torch.compile(eager, dynamic=False), compiled afresh at each shape.",
-           "TFLOPS   = the drill's floating-point operations of one call / time.",
-           "% peak   = yours, of the GPU's dense fp16 tensor-core peak ({peak});",
-           "           '!' = faster than that: the time does not measure the work.",
-           "{barcol}= yours as a share of {bar_long} at that shape."],
-    "zh": ["compile  = torch.compile(eager, dynamic=False)，每个形状重新编译。",
-           "TFLOPS   = 本题一次调用的浮点运算次数 / 时间。",
-           "% peak   = 你的 kernel 占 GPU 稠密 fp16 tensor core 峰值（{peak}）的比例；",
-           "           '!' = 比峰值还快：这个时间没有测到真正的工作。",
-           "{barcol}= 你的 TFLOPS 占同一形状下 {bar_long} 的比例。"],
-}
 
 
 def legend(result: dict, lang: str) -> list[str]:
-    from grader.reporting.i18n import pick
-
+    """The lines under the sweep's tables (texts.yaml coach.bench.legend, legend_flops): what each column means."""
     refs = [p for p in result["providers"] if p not in (CANDIDATE, EAGER, STATIC, DYNAMIC)]
     if result.get("flops"):
         peak, bar = result.get("peak_tflops"), result.get("bar") or EAGER
-        lines = [ln.format(peak=f"{peak:.0f} TFLOPS" if peak else "unknown: set DRILL_PEAK_TFLOPS",
-                           barcol=f"% {_short(bar, refs)}".ljust(9), bar_long=bar) for ln in pick(LEGEND_FLOPS, lang)]
+        unknown = catalog.text("coach.bench.peak_unknown", lang, var="DRILL_PEAK_TFLOPS")
+        lines = [ln.format(peak=f"{peak:.0f} TFLOPS" if peak else unknown, barcol=f"% {_short(bar, refs)}".ljust(9),
+                           bar_long=bar) for ln in catalog.entry("coach.bench.legend_flops")[lang].splitlines()]
         if result.get("eager_is"):
             lines.insert(0, f"eager    = {result['eager_is']}")
         return lines + [f"{_short(r, refs):9s}= {r}" for r in refs if _short(r, refs) != r]
     peak = result.get("peak_gbps")
-    parts = pick(LEGEND, lang)
     shown = ["compile"] * (STATIC in result["providers"]) + ["dynamic"] * (DYNAMIC in result["providers"]) + ["rest"]
-    lines = [ln.format(peak=f"{peak:.0f} GB/s" if peak else "unknown: set DRILL_PEAK_GBPS")
-             for part in shown for ln in parts[part]]
+    unknown = catalog.text("coach.bench.peak_unknown", lang, var="DRILL_PEAK_GBPS")
+    lines = [ln.format(peak=f"{peak:.0f} GB/s" if peak else unknown)
+             for part in shown for ln in catalog.entry(f"coach.bench.legend.{part}")[lang].splitlines()]
     lines += [f"{_short(r, refs):9s}= {r}" for r in refs if _short(r, refs) != r]
     kinds = sorted({(r.get("copy") or {}).get("kind") for r in result["rows"]} - {None})
     if kinds:
