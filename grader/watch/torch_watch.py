@@ -166,11 +166,14 @@ def check_size(func, name, args, kwargs, device: str, line: int | None) -> None:
     if capacity is None or nbytes <= capacity:
         return
     words = "check_details.alloc_"  # each field that is a phrase is a catalog text too: the report translates it
+    on = "cpu" if torch.device(device).type == "cpu" else "gpu"
     raise ImpossibleAllocation(catalog.text(
-        f"{words}impossible", "en", name=name, where=catalog.text(f"{words}at_line", "en", line=line) if line else "",
+        f"{words}impossible", "en",
+        call=catalog.text(f"{words}call_at_line", "en", name=name, line=line) if line else
+        catalog.text(f"{words}call", "en", name=name),
         asked=human_bytes(nbytes), shape=" x ".join(map(str, meta.shape)) or catalog.text(f"{words}scalar", "en"),
-        dtype=str(meta.dtype).replace("torch.", ""), capacity=human_bytes(capacity),
-        kind=catalog.text(f"{words}on_cpu" if torch.device(device).type == "cpu" else f"{words}on_gpu", "en")))
+        dtype=str(meta.dtype).replace("torch.", ""),
+        limit=catalog.text(f"{words}on_{on}", "en", capacity=human_bytes(capacity))))
 
 
 _CAPACITY: dict = {}
