@@ -96,7 +96,7 @@ def print_tables(result: dict, drill: str, lang: str) -> None:
         for name, message in errors.items():  # a reference that could not run there (out of memory, a compile)
             out.print(catalog.text("coach.bench.reference_failed", lang, name=name, size=size, message=message),
                       style="yellow", markup=False, highlight=False)
-    for caption, head, rows in bench.tables(result):
+    for caption, head, rows in bench.tables(result, lang):
         table = Table(title=caption, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
         for h in head:
             table.add_column(h, justify="right", no_wrap=True)

@@ -129,7 +129,8 @@ def _pattern(template: str, text_fields) -> re.Pattern:
 
 
 # Sections read back by from_english, and their fields that may hold several words (every other field: one word).
-TEXT_FIELDS = {"check_details": ("label", "why", "portable", "call", "asked", "shape", "capacity", "limit", "names"), "progress": ("label", "at", "probe")}
+TEXT_FIELDS = {"check_details": ("label", "why", "portable", "call", "asked", "shape", "capacity", "limit", "names",
+                                 "code"), "progress": ("label", "at", "probe")}
 
 
 def from_english(section: str, english: str, lang: str, depth: int = 2) -> str | None:

@@ -37,6 +37,7 @@ from pathlib import Path
 from grader.core import catalog
 from grader.core.data import draw, numel_of, size_label
 from grader.core.files import atomic_write_text
+from grader.reporting.i18n import resolve_lang
 
 DEFAULT_SIZES = tuple(2 ** i for i in range(12, 28))
 CANDIDATE, EAGER, STATIC, DYNAMIC = "yours", "eager", "compile", "compile†"
@@ -54,7 +55,6 @@ def default_sizes(spec) -> list:
 
 def sweep(path: Path, drill: str, sizes, timeout: float = 900.0) -> dict:
     """Run the child; its progress goes to our stderr. Returns the child's JSON (or {"error": ...})."""
-    from grader.reporting.i18n import resolve_lang
     from grader.run.proc import child_env, kill_group, reaped, scratch_dir, spawn
 
     with scratch_dir("drill-bench-") as work:
@@ -94,7 +94,7 @@ def _row_label(row: dict) -> str:
     return label + (" ✗" if row.get("wrong") else " ?" if row.get("wrong", 0) is None else "")
 
 
-def tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+def tables(result: dict, lang: str = "en") -> list[tuple[str, list[str], list[list[str]]]]:
     """[(title, head, rows)]: time per provider, then bandwidth (yours, eager, compile, copy, % peak), or for a
     compute-bound drill TFLOPS (every provider, % of the tensor-core peak, % of the drill's bar)."""
     from grader.speed.timing import format_pct, pct_of_peak
@@ -103,11 +103,11 @@ def tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
     refs = [p for p in providers if p not in (CANDIDATE, EAGER, STATIC, DYNAMIC)]
     first = "shape" if any(r.get("label") for r in result["rows"]) else "n"
     time_rows = [[_row_label(row)] + [_us(row["ms"].get(p)) for p in providers] for row in result["rows"]]
-    what = "forward + backward, " if any("peak_bytes" in row for row in result["rows"]) else ""
-    time_table = (f"µs ({what}do_bench median, L2 flushed)", [first] + [_short(p, refs) for p in providers],
-                  time_rows)
+    steps = any("peak_bytes" in row for row in result["rows"])  # a training drill: forward + backward timed
+    time_table = (catalog.text("coach.bench.caption_steps" if steps else "coach.bench.caption_time", lang),
+                  [first] + [_short(p, refs) for p in providers], time_rows)
     if result.get("flops"):
-        return [time_table, _tflops_table(result, providers, refs, first)]
+        return [time_table, _tflops_table(result, providers, refs, first, lang)]
     peak = result.get("peak_gbps")
     bw_rows = []
     for row in result["rows"]:
@@ -119,12 +119,13 @@ def tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
         bw.append(format_pct(pct_of_peak(row["gbps"].get(CANDIDATE), peak)))
         bw_rows.append(bw)
     bw_head = [first] + [p for p in (CANDIDATE, EAGER, STATIC) if p in providers] + ["copy", "% peak"]
-    out = [time_table, ("GB/s (fused byte model / time)", bw_head, bw_rows)]
+    out = [time_table, (catalog.text("coach.bench.caption_gbps", lang), bw_head, bw_rows)]
     if any(row.get("peak_bytes") for row in result["rows"]):  # a training drill: forward + backward's memory
         shown = [p for p in providers if p != DYNAMIC]
         mem_rows = [[_row_label(row)] + [_mb((row.get("peak_bytes") or {}).get(p)) for p in shown]
                     for row in result["rows"]]
-        out.append(("peak extra MB over forward + backward", [first] + [_short(p, refs) for p in shown], mem_rows))
+        out.append((catalog.text("coach.bench.caption_memory", lang), [first] + [_short(p, refs) for p in shown],
+                    mem_rows))
     return out
 
 
@@ -132,7 +133,7 @@ def _mb(nbytes) -> str:
     return "—" if nbytes is None else f"{nbytes / 1e6:.0f}"
 
 
-def _tflops_table(result: dict, providers: list[str], refs: list[str], first: str):
+def _tflops_table(result: dict, providers: list[str], refs: list[str], first: str, lang: str = "en"):
     from grader.speed.timing import format_pct, pct_of_peak
 
     peak, bar = result.get("peak_tflops"), result.get("bar") or EAGER
@@ -145,7 +146,7 @@ def _tflops_table(result: dict, providers: list[str], refs: list[str], first: st
                     + [format_pct(pct_of_peak(mine, peak)),
                        "—" if not (mine and theirs) else f"{100 * mine / theirs:.0f}%"])
     head = [first] + [_short(p, refs) for p in shown] + ["% peak", f"% {_short(bar, refs)}"]
-    return ("TFLOPS (operations of one call / time)", head, rows)
+    return (catalog.text("coach.bench.caption_tflops", lang), head, rows)
 
 
 
@@ -185,7 +186,7 @@ def plot(result: dict, out: Path) -> str | None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return "matplotlib is not installed (pip install matplotlib); the table above has the same numbers"
+        return catalog.text("coach.bench.no_matplotlib", resolve_lang())
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
     if result.get("flops"):
         _plot_tflops(ax, result)
@@ -247,7 +248,7 @@ def child_main(a) -> int:
     result = {"drill": spec.name, "providers": [], "rows": [], "triton": triton.__version__,
               "torch": torch.__version__, "flops": spec.flops is not None}
     if not torch.cuda.is_available():
-        result["error"] = "no CUDA device"
+        result["error"] = catalog.text("check_details.no_cuda", resolve_lang())
         atomic_write_text(Path(a.out), json.dumps(result))
         return 2
     result["device_name"] = name = torch.cuda.get_device_name()
@@ -264,7 +265,8 @@ def child_main(a) -> int:
         mspec.loader.exec_module(module)
         entry = getattr(module, spec.entry)
     except Exception as e:  # noqa: BLE001
-        result["error"] = f"could not load `{spec.entry}` from the file: {type(e).__name__}: {e}"
+        result["error"] = catalog.text("coach.bench.cannot_load", resolve_lang(), entry=spec.entry,
+                                       type=type(e).__name__, message=e)
         atomic_write_text(Path(a.out), json.dumps(result))
         return 1
     sizes = [s if isinstance(s, int) else tuple(s) for s in json.loads(a.sizes)]
@@ -414,8 +416,6 @@ def _dynamic_sweep(spec, sizes, result, device: str = "cuda") -> None:
     """One torch.compile(eager) called at every size in turn, as a naive sweep would: Dynamo recompiles with dynamic
     shapes at the second size. Records its time per size and the sizes where it (re)compiled."""
     import torch
-
-    from grader.reporting.i18n import resolve_lang
 
     from grader.speed.timing import bench_ms, gbps
 
