@@ -115,12 +115,13 @@ def test_clicks_own_words_in_an_options_help_read_in_chinese():
 
 
 def test_templates_read_back_have_no_two_fields_side_by_side():
-    """Matching English back needs a literal between fields ("{name}{where}" has no one split): each template of a
-    section read back by catalog.from_english has one."""
+    """Matching English back needs a literal between fields ("{name}{where}" has no one split) and some words of its
+    own (a template that is a field alone matches any text): each template read back by catalog.from_english has."""
     import string
 
     for section in catalog.TEXT_FIELDS:
         for key, e in catalog.table(section).items():
             pieces = list(string.Formatter().parse(e["en"]))
+            assert any(literal.strip() for literal, _, _, _ in pieces), f"{section}.{key} is a field alone"
             for (_, name, _, _), (literal, nxt, _, _) in zip(pieces, pieces[1:]):
                 assert not (name and nxt and not literal), f"{section}.{key}: {{{name}}}{{{nxt}}}"

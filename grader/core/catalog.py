@@ -117,9 +117,11 @@ class TextError(Exception):
         super().__init__(self.texts["en"])
 
 
-def _pattern(template: str, text_fields) -> re.Pattern:
+@lru_cache(maxsize=None)
+def _pattern(template: str, text_fields: tuple) -> re.Pattern:
     """An English template as a regex whose groups are its fields: one word each, or, for a field named in
-    text_fields, the shortest text (maybe none) that lets the whole line match ("{passed}/{calls} calls" matches "2/9 calls")."""
+    text_fields, the shortest text (maybe none) that lets the whole line match ("{passed}/{calls} calls" matches
+    "2/9 calls")."""
     out = "^"
     for literal, name, _, _ in string.Formatter().parse(template):
         out += re.escape(literal)
