@@ -586,8 +586,9 @@ def source_line(lines: list[str], category: str, lab) -> int | None:
 def check_detail(name: str, bad: list, c: dict) -> list:
     """The row's detail as catalog pieces (catalog.part); a reason Dynamo or opcheck gave stays as it said it."""
     if name.startswith("no graph break"):
-        return [catalog.part("check_parts.graphs", graphs=c.get("graphs", "?"), breaks=len(c.get("breaks", [])))] \
-            if not bad or c.get("breaks") else [catalog.part("check_parts.fullgraph_failed", reason=bad[0].get("reason"))]
+        if bad and not c.get("breaks"):
+            return [catalog.part("check_parts.fullgraph_failed", reason=bad[0].get("reason"))]
+        return [catalog.part("check_parts.graphs", graphs=c.get("graphs", "?"), breaks=len(c.get("breaks", [])))]
     if name.startswith("no recompile"):
         return [catalog.part("check_parts.compiles", compiles=c.get("compiles", "?"), shapes=c.get("shapes"))]
     if name == "opcheck passes":
