@@ -30,9 +30,12 @@ def complete_drill(ctx, param, incomplete):
 # and, under --json, as the JSON error object.
 def lang_to_env(ctx, param, value):
     """--lang also reaches drill's own processes (a grade's child, its timing lines) and the state file's warnings,
-    as DRILL_LANG."""
+    as DRILL_LANG, for as long as the command runs."""
     if value:
+        before = os.environ.get("DRILL_LANG")
         os.environ["DRILL_LANG"] = value
+        ctx.call_on_close(lambda: os.environ.__setitem__("DRILL_LANG", before) if before is not None
+                          else os.environ.pop("DRILL_LANG", None))
     return value
 
 
