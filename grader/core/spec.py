@@ -130,6 +130,7 @@ class GradMistake:
     category: str
     tensor: str                     # "x.grad", "weight.grad", ...
     reference: Callable
+    name_zh: str = ""               # the name in Chinese (default: `name`)
 
 
 @dataclass(frozen=True)
