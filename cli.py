@@ -28,7 +28,18 @@ def complete_drill(ctx, param, incomplete):
 
 # Eager: parsed first, so that an error raised while parsing the others (a drill name) is said in this language
 # and, under --json, as the JSON error object.
-lang_option = click.option("--lang", type=LANG, default=None, is_eager=True)
+def lang_to_env(ctx, param, value):
+    """--lang also reaches drill's own processes (a grade's child, its timing lines) and the state file's warnings,
+    as DRILL_LANG, for as long as the command runs."""
+    if value:
+        before = os.environ.get("DRILL_LANG")
+        os.environ["DRILL_LANG"] = value
+        ctx.call_on_close(lambda: os.environ.__setitem__("DRILL_LANG", before) if before is not None
+                          else os.environ.pop("DRILL_LANG", None))
+    return value
+
+
+lang_option = click.option("--lang", type=LANG, default=None, is_eager=True, callback=lang_to_env)
 
 
 def json_option():
@@ -37,8 +48,7 @@ def json_option():
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="drill", message="%(prog)s %(version)s")
-@click.option("--lang", type=LANG, default=None, is_eager=True, expose_value=False,
-              callback=lambda ctx, param, value: value and os.environ.__setitem__("DRILL_LANG", value))
+@click.option("--lang", type=LANG, default=None, is_eager=True, expose_value=False, callback=lang_to_env)
 def main():
     pass
 

@@ -90,7 +90,7 @@ def start(name: str, path: Path | None, force: bool, lang: str, bug: bool = Fals
         if not force:
             raise DrillError({k: T["exists"][k].format(path=path) for k in ("en", "zh")}, lang=lang)
         if not path.is_file():
-            raise DrillError({k: T["cannot_write"][k].format(path=path, why="not a regular file")
+            raise DrillError({k: T["cannot_write"][k].format(path=path, why=T["not_regular"][k])
                               for k in ("en", "zh")}, lang=lang)
     text = spec.skeleton_path.read_text(encoding="utf-8")
     if bug:  # a complete kernel with one planted mistake (coach/bughunt); the marker goes to the state
@@ -101,8 +101,8 @@ def start(name: str, path: Path | None, force: bool, lang: str, bug: bool = Fals
             have = ", ".join(n for n in drills.names() if bug_catalog.bugs_for(n))
             raise DrillError(catalog.both("coach.common.no_bugs", drill=spec.name, have=have), lang=lang) from None
         except bug_catalog.CatalogError as e:
-            raise DrillError({k: f"internal error, not your mistake: {e.args[0] if e.args else e}"
-                              for k in ("en", "zh")}, lang=lang) from None
+            raise DrillError(catalog.both("coach.actions.bug_catalog_broken", why=e.args[0] if e.args else e),
+                             lang=lang) from None
         text = planted.text
     try:
         if path.exists():
@@ -142,7 +142,7 @@ def grade(file: Path, drill_name: str | None, device: str, as_json: bool, seed: 
     if drill_name:
         drill_name = names.resolve(drill_name, lang, as_json)
     try:
-        with working(tr("grading", lang, file=Path(file).name), lang, "reading the file") as say:
+        with working(tr("grading", lang, file=Path(file).name), lang, catalog.text("progress.reading", lang)) as say:
             verdict = runner.grade(file, drill=drill_name, device=device, seed=seed, timeout=timeout, progress=say)
     except (UnreadableFile, runner.DeviceUnavailable, KeyError) as e:
         if isinstance(e, catalog.TextError):  # the grader's usage errors carry both languages

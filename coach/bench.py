@@ -28,7 +28,7 @@ def parse_sizes(text: str | None, spec=None) -> list:
         rank = len(spec.sizes[0])
         shapes = [tuple(int(d) for d in part.replace("×", "x").split("x")) for part in text.split(",") if part]
         if not shapes or any(len(sh) != rank or min(sh) < 1 for sh in shapes):
-            raise ValueError(f"shapes of {rank} numbers")
+            raise ValueError(text)  # not shapes of the drill's rank: the caller says so (coach.bench.bad_sizes)
         return shapes
     if ".." in text:
         lo, hi = (int(p.split("^")[1]) if "^" in p else int(p).bit_length() - 1 for p in text.split(".."))
@@ -65,8 +65,8 @@ def run(file: Path, drill_name: str | None, sizes: str | None, plot_path: Path |
         line = static.holes[0]["line"]
         raise fail(catalog.both("coach.bench.holes_left", file=file, line=line))
     if not proc.cuda_available():
-        raise fail(bench.NOT_ON_CPU)
-    with working(f"drill bench {Path(file).name}", lang,
+        raise fail(catalog.both("coach.bench.no_gpu"))
+    with working(catalog.text("coach.bench.working_head", lang, file=Path(file).name), lang,
                  catalog.text("coach.bench.working_detail", lang, n=len(size_list))):
         result = bench.sweep(Path(file).resolve(), spec.name, size_list)
     if as_json:
@@ -96,7 +96,7 @@ def print_tables(result: dict, drill: str, lang: str) -> None:
         for name, message in errors.items():  # a reference that could not run there (out of memory, a compile)
             out.print(catalog.text("coach.bench.reference_failed", lang, name=name, size=size, message=message),
                       style="yellow", markup=False, highlight=False)
-    for caption, head, rows in bench.tables(result):
+    for caption, head, rows in bench.tables(result, lang):
         table = Table(title=caption, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
         for h in head:
             table.add_column(h, justify="right", no_wrap=True)

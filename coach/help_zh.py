@@ -67,7 +67,8 @@ class _Zh:
     def format_options(self, ctx, formatter):
         if argv_lang() != "zh":
             return super().format_options(ctx, formatter)
-        opts = [rv for p in self.get_params(ctx) if (rv := p.get_help_record(ctx)) is not None]
+        opts = [(name, _click_extras_zh(text)) for p in self.get_params(ctx)
+                if (rv := p.get_help_record(ctx)) is not None for name, text in [rv]]
         if opts:
             with formatter.section(catalog.text("help.sections.options", "zh")):
                 formatter.write_dl(opts)
@@ -79,6 +80,17 @@ class _Zh:
             return super().format_usage(ctx, formatter)
         formatter.write_usage(ctx.command_path, " ".join(self.collect_usage_pieces(ctx)),
                                catalog.text("help.sections.usage", "zh"))
+
+
+def _click_extras_zh(text: str) -> str:
+    """Click's own words at the end of an option's help (`[default: auto; x>=1]`, `[required]`) in Chinese."""
+    head, bracket, extras = text.rpartition("  [")
+    if not bracket or not extras.endswith("]"):
+        return text
+    for word in ("default", "required"):
+        extras = extras.replace(f"{word}: " if word == "default" else word,
+                                catalog.text(f"help.sections.{word}", "zh"))
+    return f"{head}  [{extras}"
 
 
 class Command(_Zh, click.Command):

@@ -7,16 +7,15 @@ import time
 from contextlib import contextmanager
 
 from coach.ui import console
-
-STAGES_ZH = {"importing torch and Triton": "导入 torch 和 Triton", "importing your file": "导入你的文件",
-             "starting the grading process": "启动评测进程", "timing your kernel against eager": "与 eager 对比计时",
-             "calling your function at size": "调用你的函数，尺寸", "seed": "种子"}
+from grader.core import catalog
 
 
-def zh(text: str) -> str:
-    for en, z in STAGES_ZH.items():
-        text = text.replace(en, z)
-    return text
+def translated(text: str, lang: str) -> str:
+    """A stage the grading process said in English (texts.yaml `progress`), in the learner's language; a line that
+    no template made (a size, a learner's name) stays as it is."""
+    if lang == "en":
+        return text
+    return catalog.from_english("progress", text, lang) or text
 
 
 class Line:
@@ -26,8 +25,7 @@ class Line:
     def __call__(self, *parts) -> None:
         """Update the line: the last part is the stage (a grading process's note, or drill's own words)."""
         text = str(parts[-1]) if parts else ""
-        if self.lang == "zh":
-            text = zh(text)
+        text = translated(text, self.lang)
         if self.status is not None:
             self.status.update(f"{self.head} · {text} · {time.monotonic() - self.t0:.1f} s")
 
@@ -39,7 +37,7 @@ def working(head: str, lang: str = "en", first: str = ""):
     if not (sys.stderr.isatty() and err.is_terminal):
         yield Line(None, head, lang)
         return
-    with err.status(f"{head} · {first}" if first else head, spinner="dots") as st:
+    with err.status(f"{head} · {translated(first, lang)}" if first else head, spinner="dots") as st:
         line = Line(st, head, lang)
         if first:
             line(first)

@@ -20,7 +20,9 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from grader.core import catalog
 from grader.core.files import atomic_write_text, home
+from grader.reporting.i18n import resolve_lang
 
 VERSION = 1
 
@@ -130,10 +132,15 @@ class Store:
         self.path = self.root / "state.json"
         self.warnings: list[str] = []
         self._kept_aside = False  # the file with skipped entries has been copied aside (once per Store)
+        self._malformed: list[str] = []  # the warnings about skipped entries (replaced once the file is kept aside)
+        self.lang = resolve_lang()  # the CLI's --lang (DRILL_LANG), else $LANG
 
-    def _say(self, text: str) -> None:
+    def _say(self, key: str, **kw) -> str:
+        """A warning from texts.yaml's `coach.store`, in the learner's language, said once."""
+        text = catalog.text(f"coach.store.{key}", self.lang, **kw)
         if text not in self.warnings:
             self.warnings.append(text)
+        return text
 
     @contextmanager
     def _locked(self):
@@ -165,16 +172,16 @@ class Store:
         backup = self.path.with_name(f"state.corrupt-{time.strftime('%Y%m%d-%H%M%S')}.json")
         try:
             os.replace(self.path, backup)
-            self._say(f"drill: the state file was corrupt; moved it to {backup} and started afresh")
+            self._say("corrupt_moved", backup=backup)
         except OSError as e:
-            self._say(f"drill: the state file {self.path} is corrupt and could not be moved aside "
-                      f"({e.strerror}); starting afresh without it")
+            self._say("corrupt_kept", path=self.path, why=e.strerror)
 
     def _skipped(self, bad: list[str], writing: bool) -> None:
-        names = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        names = ", ".join(bad[:5]) + (catalog.text("coach.store.and_more", self.lang, n=len(bad) - 5)
+                                      if len(bad) > 5 else "")
+        entries = catalog.text("coach.store.entry" if len(bad) == 1 else "coach.store.entries", self.lang, n=len(bad))
         if not writing:
-            self._say(f"drill: skipped {len(bad)} malformed entr{'y' if len(bad) == 1 else 'ies'} in {self.path} "
-                      f"({names}); the rest of your progress is read")
+            self._malformed.append(self._say("skipped_read", entries=entries, path=self.path, names=names))
             return
         if self._kept_aside:
             return
@@ -182,16 +189,14 @@ class Store:
         try:
             shutil.copyfile(self.path, backup)
             self._kept_aside = True
-            self.warnings[:] = [w for w in self.warnings if "malformed" not in w]
-            self._say(f"drill: dropped {len(bad)} malformed entr{'y' if len(bad) == 1 else 'ies'} from {self.path} "
-                      f"({names}); the file as it was is kept at {backup}")
+            self.warnings[:] = [w for w in self.warnings if w not in self._malformed]
+            self._say("dropped_kept", entries=entries, path=self.path, names=names, backup=backup)
         except OSError as e:
-            self._say(f"drill: skipped {len(bad)} malformed entr{'y' if len(bad) == 1 else 'ies'} in {self.path} "
-                      f"({names}); could not keep a copy ({e.strerror})")
+            self._malformed.append(self._say("skipped_no_copy", entries=entries, path=self.path, names=names,
+                                             why=e.strerror))
 
     def _cannot(self, what: str, e: OSError) -> None:
-        self._say(f"drill: cannot {what} {self.root} ({e.strerror or e}); your progress is not saved "
-                  f"this time (set DRILL_HOME to a writable folder)")
+        self._say(f"cannot_{what}", root=self.root, why=e.strerror or e)
 
     def read(self) -> dict:
         """The state. A home where the lock cannot be taken (read-only, another owner) is read without it: a
@@ -216,7 +221,7 @@ class Store:
             lock = self._locked()
             lock.__enter__()
         except OSError as e:
-            self._cannot("write to", e)
+            self._cannot("write", e)
             try:
                 state = self._read_unlocked()
             except OSError:
@@ -233,7 +238,7 @@ class Store:
             try:
                 atomic_write_text(self.path, json.dumps(state, indent=1, ensure_ascii=False))
             except OSError as e:
-                self._cannot("write to", e)
+                self._cannot("write", e)
         finally:
             lock.__exit__(None, None, None)
 

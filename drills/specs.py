@@ -126,7 +126,8 @@ SPECS += [
         eager=_gelu_eager,
         byte_model=_gelu_bytes,
         bytes_proof=True,
-        intermediate="the 8 intermediates of the op chain (x·x, x³, ..., tanh(inner), 1 + tanh, 0.5·x)",
+        intermediate={"en": "the 8 intermediates of the op chain (x·x, x³, ..., tanh(inner), 1 + tanh, 0.5·x)",
+                      "zh": "这串运算的 8 个中间结果（x·x、x³、...、tanh(inner)、1 + tanh、0.5·x）"},
         speedup_min=4.0,
         speed_refs=(('F.gelu(approximate="tanh") (one aten kernel)', _gelu_aten),),
     ),
@@ -767,7 +768,7 @@ SPECS += [
         max_launches=1,
         byte_model=_bias_relu_bytes,
         bytes_proof=True,
-        intermediate="the (M, N) product a @ b",
+        intermediate={"en": "the (M, N) product a @ b", "zh": "(M, N) 的乘积 a @ b"},
         eager=_bias_relu_eager,
         # `drill inductor`: the Triton mm template with relu fused into its epilogue (cudagraphs left out: they change
         # how call() is replayed, not the kernel, and they recycle the first call's output on the second), and on
@@ -811,7 +812,7 @@ SPECS += [
         max_launches=1,
         byte_model=_attention_bytes,
         bytes_proof=True,
-        intermediate="the (S, S) scores",
+        intermediate={"en": "the (S, S) scores", "zh": "(S, S) 的分数矩阵"},
         eager=_attention_eager,
         speed_refs=(("F.scaled_dot_product_attention", _sdpa),),
         # vs the materialised chain at (4, 16, 4096, 64). H200, 20 runs: the reference 12.6-13.8x (20/20), scores

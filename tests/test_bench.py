@@ -64,7 +64,8 @@ def test_tables_fit_80_columns_and_no_number_is_cut(lang):
     from rich.cells import cell_len
     assert max(cell_len(line) for line in text.splitlines()) <= 80, text
     assert "…" not in text
-    for caption, head, rows in bench.tables(result):
+    for caption, head, rows in bench.tables(result, lang):
+        assert caption in text
         for row in rows:
             for cell in row:
                 assert cell in text, (cell, text)  # every figure, whole

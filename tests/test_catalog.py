@@ -61,7 +61,7 @@ def literal_keys():
                 continue
             fn = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             key = node.args[0].value
-            if fn in ("text", "both", "entry") and isinstance(node.func, ast.Attribute) and \
+            if fn in ("text", "both", "entry", "part") and isinstance(node.func, ast.Attribute) and \
                     getattr(node.func.value, "id", "") == "catalog":
                 found.append((path.name, node.lineno, key, "entry"))
             elif fn in ("table", "section") and getattr(getattr(node.func, "value", None), "id", "") in ("catalog", "texts"):

@@ -1,6 +1,7 @@
 """No learner-visible English outside the catalog: an AST scan of grader/, coach/ and cli.py for string literals that
-reach the learner (printed, echoed, put in a rich Text or table, a line appended to a report, an exception's
-message, an inline {"en": ..., "zh": ...} pair) and contain English words. texts.yaml (grader/core/catalog.py) and
+reach the learner (printed, echoed, put in a rich Text or table, a line appended to a report, a status line or a
+store warning, an exception's message, a check row's detail or a fatal error's message in the verdict's data, an
+inline {"en": ..., "zh": ...} pair or a per-language comprehension) and contain English words. texts.yaml (grader/core/catalog.py) and
 prompts.yaml are the homes; drills/*specs.py is drill data and not scanned.
 
 Not prose, so not flagged: format-only strings ("{n}/{m}", "  {label}: {value}"), rich markup, single tokens (paths,
@@ -18,11 +19,14 @@ DEBT = Path(__file__).parent / "text_debt.txt"
 
 # Calls whose string arguments a learner reads.
 SINK_FUNCS = {"print", "echo", "secho", "Text", "Panel", "DrillError", "ClickException", "UsageError", "BadParameter",
-              "say", "status"}
-SINK_METHODS = {"print", "say", "echo", "secho", "write", "append", "add_row", "add_column", "rule", "prompt",
+              "say", "status", "working"}
+SINK_METHODS = {"print", "say", "_say", "echo", "secho", "write", "append", "add_row", "add_column", "rule", "prompt",
                 "append_text", "insert"}
+# Keys of the verdict's plain data whose values the report shows: a check row's detail, a fatal error's message, why
+# a call was not checked or not timed. (A child's readiness `error` to its parent is not shown: not scanned.)
+SHOWN_KEYS = {"detail", "message", "reason", "skipped"}
 # drill's own errors: a bug of drill's, said to whoever fixes drill (the report shows an internal error as one).
-INTERNAL = {"CatalogError", "AssertionError", "NotImplementedError"}
+INTERNAL = {"CatalogError", "AssertionError", "NotImplementedError", "RubricError", "RubricNameError"}
 FIELD = re.compile(r"\{[^{}]*\}")
 CALL = re.compile(r"[A-Za-z_][\w.]*\([^()]*\)")  # code: name(args)
 MARKUP = re.compile(r"\[/?[a-z0-9 #_.=-]*\]")
@@ -105,7 +109,15 @@ def stray_literals(source: str, path: str = "<src>") -> list[tuple[str, int, str
             for sub, text in [*strings_in(node.body), *strings_in(node.orelse)]:
                 if prose(text) or re.search(r"[\u4e00-\u9fff]", text):
                     found.append((path, sub.lineno, text))
-        elif isinstance(node, ast.Dict):  # an inline {"en": ..., "zh": ...}: a text outside the catalog
+        elif isinstance(node, ast.DictComp):  # {lang: f"..." for lang in ("en", "zh")}: one text for every language
+            for sub, text in strings_in(node.value):
+                flag(sub, text)
+        if isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and k.value in SHOWN_KEYS:
+                    for sub, text in strings_in(v):
+                        flag(sub, text)
+        if isinstance(node, ast.Dict):  # an inline {"en": ..., "zh": ...}: a text outside the catalog
             keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
             if "en" in keys and "zh" in keys:
                 for k, v in zip(node.keys, node.values):
@@ -176,6 +188,12 @@ def show(lang, n):
     print(f"{n}/{n}")
     out.write("[bold]{name}[/bold]: {value}")
     path = "grader/run/child.py"
+    raise DrillError({k: f"internal error: {n}" for k in ("en", "zh")})
+    rows.append({"name": "file", "passed": False, "detail": f"{n} holes left in the file"})
+    store._say(f"drill: the state file {n} was corrupt")
+    with working("grading the file", lang):
+        pass
+    row = {"name": "file", "passed": False, **catalog.detail(catalog.part("check_parts.ok"))}
 '''
 
 
@@ -185,8 +203,10 @@ def test_a_planted_literal_is_found_and_a_catalog_lookup_is_not():
     assert "the kernel wrote past the end of the output" in texts
     assert "graded {} calls in the interpreter" in texts
     assert "no such drill here" in texts and "没有这个练习" in texts and "行" in texts
-    assert len(found) == 5, found  # the lookups, the format-only string, the markup and the path are not prose
-    assert {line for _, line, _ in found} == {6, 7, 9, 10}
+    assert "internal error: {}" in texts and "{} holes left in the file" in texts
+    assert "drill: the state file {} was corrupt" in texts and "grading the file" in texts
+    assert len(found) == 9, found  # the lookups, the format-only string, the markup and the path are not prose
+    assert {line for _, line, _ in found} == {6, 7, 9, 10, 15, 16, 17, 18}
 
 
 def test_prose_is_words_not_code_or_fields():

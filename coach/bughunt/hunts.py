@@ -46,7 +46,7 @@ def choose(state: dict, drill: str, rng: random.Random | None = None) -> catalog
     rng = rng or random.Random()
     bugs = catalog.bugs_for(drill)
     if not bugs:
-        raise KeyError(f"drill {drill!r} has no planted mistakes in drills/bugs/")
+        raise KeyError(drill)  # no planted mistakes in drills/bugs/ for it: the caller says so (coach.common.no_bugs)
     rec = drill_record(state, drill)
     pool = [b for b in bugs if b.id != rec.get("last_bug")] or bugs
     kinds = Counter(section(state)["kinds"])

@@ -38,6 +38,13 @@ def pick_size(sizes):
 
 # ---------------------------------------------------------------- capture (parent side)
 
+def _said(key: str, **kw) -> str:
+    """A failure of the capture child, in the learner's language (DRILL_LANG, set by the CLI's --lang)."""
+    from grader.reporting.i18n import resolve_lang
+
+    return catalog.text(f"coach.inductor_child.{key}", resolve_lang(), **kw)
+
+
 def run_capture(drill: str, device: str = "cpu", backend: str = "auto", cold: bool = False,
                 timeout: float = DEFAULT_TIMEOUT_S) -> dict:
     """Compile in a child process. Always returns a dict; on failure it has `error` (type, message)."""
@@ -63,13 +70,13 @@ def run_capture(drill: str, device: str = "cpu", backend: str = "auto", cold: bo
             output = log.read().decode("utf-8", "replace")[-3000:]
         elapsed = time.monotonic() - started
         if timed_out:
-            return {"error": {"type": "timeout", "message": f"torch.compile took longer than {timeout:.0f} s"},
+            return {"error": {"type": "timeout", "message": _said("timed_out", seconds=f"{timeout:.0f}")},
                     "output": output, "wall_s": elapsed}
         try:
             with open(out, encoding="utf-8") as f:
                 result = json.load(f)
         except (OSError, ValueError):
-            return {"error": {"type": "crash", "message": f"the compile process died (exit {proc.returncode})"},
+            return {"error": {"type": "crash", "message": _said("died", code=proc.returncode)},
                     "output": output, "wall_s": elapsed}
         result["wall_s"] = elapsed
         result["output"] = output

@@ -30,6 +30,14 @@ import time
 import traceback
 from dataclasses import replace
 
+from grader.core import catalog
+from grader.reporting.i18n import resolve_lang
+
+
+def _log(key: str, **kw) -> str:
+    """A line of this child's log (shown under a failed compile) in the learner's language (DRILL_LANG)."""
+    return catalog.text(f"coach.inductor_child.{key}", resolve_lang(), **kw)
+
 # Environment variables that must hold before torch/triton are imported.
 NO_TRITON_ENV = "DRILL_INDUCTOR_NO_TRITON"  # tests and users: force the C++ fallback on CPU
 _SAVED: dict = {}  # what enable_cpu_triton replaced, for disable_cpu_triton
@@ -270,10 +278,9 @@ def generate_only(fn, inputs, kwargs, settings=None) -> list[str]:
             except Exception as e:
                 if not codes:
                     raise
-                print(f"drill: code generated; the dummy run then failed ({type(e).__name__}), as expected for "
-                      "a graph with several outputs", file=sys.stderr)
+                print(_log("code_then_failed", type=type(e).__name__), file=sys.stderr)
     except Exception as e:
-        print(f"drill: get_code failed: {type(e).__name__}: {e}", file=sys.stderr)
+        print(_log("get_code_failed", type=type(e).__name__, message=e), file=sys.stderr)
         return []
     return list(dict.fromkeys(codes))
 
@@ -416,7 +423,7 @@ def capture(drill: str, device: str, backend: str) -> dict:
                     return dict(info, lang="triton", path="cpu-triton-source-only", interpreter_error=why,
                                 codes=triton_codes, timing_from="cpu-cpp", **cpp)
         if backend == "triton":
-            raise RuntimeError(f"no Triton source on this machine: {why}")
+            raise RuntimeError(_log("no_triton_source", why=why))
     return dict(info, lang="cpp", path="cpu-cpp", why_no_triton=why, **run_cpp())
 
 
@@ -447,7 +454,7 @@ def device_limit_facts(drill: str, result: dict) -> dict | None:
         size = result.get("size")
         return facts(drills.get_spec(drill), result, numel_of(size) if size is not None else None)
     except Exception as e:  # a report beside the kernel: never the reason the command fails
-        print(f"drill: device-limit facts failed: {type(e).__name__}: {e}", file=sys.stderr)
+        print(_log("limits_failed", type=type(e).__name__, message=e), file=sys.stderr)
         return None
 
 

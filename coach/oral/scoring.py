@@ -53,6 +53,15 @@ from grader.reporting.i18n import pick
 from grader.reporting.texts import checkpoints, load
 from grader.core import catalog
 
+
+class RubricError(ValueError):
+    """drill's own error: a rubric, concept or claim in prompts.yaml that cannot be read, said to whoever edits it
+    (the CLI shows it as drill's internal error, never as the learner's)."""
+
+
+class RubricNameError(RubricError, KeyError):
+    """A rubric names a concept or a claim prompts.yaml does not define."""
+
 NEGATION = re.compile(
     r"\b(?:not|no|neither|nor|never|nothing|none|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|won't|can't|cannot|"
     r"shouldn't|wouldn't|unlike|instead of|rather than|wrongly|incorrectly|myth|misconception|avoid)\b"
@@ -91,7 +100,7 @@ def literal_regex(term: str) -> str:
     stem = term.endswith("*")
     t = normalise(term[:-1] if stem else term).lower()
     if not t:
-        raise ValueError(f"empty match term {term!r}")
+        raise RubricError(f"empty match term {term!r}")
     out, sep = [], False
     for i, ch in enumerate(t):
         if ch == "*" and i and t[i - 1].isascii() and t[i - 1].isalnum():  # "look* right": a stem inside a phrase
@@ -145,16 +154,16 @@ def expand(term, seen: tuple = ()) -> list:
     if term.startswith("!"):
         inner = expand(term[1:], seen)
         if any(isinstance(a, tuple) for a in inner):
-            raise ValueError(f"{term!r}: a denied term cannot contain [all-of] terms")
+            raise RubricError(f"{term!r}: a denied term cannot contain [all-of] terms")
         return [Neg(a) for a in inner]
     if term.startswith("re:"):
         return [term[3:]]
     if term.startswith("@"):
         name = term[1:]
         if name in seen:
-            raise ValueError(f"concept {name!r} refers to itself")
+            raise RubricError(f"concept {name!r} refers to itself")
         if name not in concepts():
-            raise KeyError(f"unknown concept @{name}")
+            raise RubricNameError(f"unknown concept @{name}")
         out = []
         for t in concepts()[name]:
             out.extend(expand(t, seen + (name,)))
@@ -166,7 +175,7 @@ def _flat(alternatives: list) -> list[str]:
     out = []
     for a in alternatives:
         if isinstance(a, tuple):
-            raise ValueError("a concept used inside [all-of] cannot itself contain [all-of] terms")
+            raise RubricError("a concept used inside [all-of] cannot itself contain [all-of] terms")
         out.append(a)
     return out
 
@@ -176,7 +185,7 @@ def _join(alternatives: list) -> str:
     flat = _flat(alternatives)
     negs = {isinstance(a, Neg) for a in flat}
     if len(negs) > 1:
-        raise ValueError("a part mixes denied (!) and asserted alternatives: split it into two alternatives")
+        raise RubricError("a part mixes denied (!) and asserted alternatives: split it into two alternatives")
     body = "(?:" + "|".join(flat) + ")"
     return Neg(body) if negs == {True} else body
 
@@ -253,12 +262,12 @@ def compile_claim(claim_id: str, data: dict) -> Claim:
     alts = []
     for c in data.get("concepts") or []:
         if c.get("within", "sentence") not in ("sentence", "clause"):
-            raise ValueError(f"claim {claim_id}: within is 'sentence' or 'clause'")
+            raise RubricError(f"claim {claim_id}: within is 'sentence' or 'clause'")
         alts.append((_terms_part(c.get("all") or []),
                      tuple(p.pattern for p in _terms_part(c.get("none") or [])), c.get("within") == "clause",
                      c.get("none_in") == "sentence"))
         if not alts[-1][0]:
-            raise ValueError(f"claim {claim_id}: a concepts alternative needs `all` terms")
+            raise RubricError(f"claim {claim_id}: a concepts alternative needs `all` terms")
     return Claim(cid=claim_id, claim=data.get("claim") or {}, why=data.get("why") or {},
                  patterns=[re.compile(claim_regex(p), re.I) for p in data.get("patterns") or []],
                  negative=bool(data.get("negative")),
@@ -332,7 +341,7 @@ def matcher_for(cid: str, cp: dict) -> Matcher:
         text = item.get("point") or {}
         either = item.get("polarity", "either" if T.EN_NEG.search(str(text.get("en", ""))) else "asserted")
         if either not in ("either", "asserted"):
-            raise ValueError(f"{cid}: polarity is 'either' or 'asserted', not {either!r}")
+            raise RubricError(f"{cid}: polarity is 'either' or 'asserted', not {either!r}")
         points.append(Point(text=text, alternatives=[_compile_alt(a, either == "either") for a in alts],
                             required=bool(item.get("required")), denial_is_wrong=item.get("denial") == "wrong",
                             either=either == "either", fact=item.get("fact"),
@@ -346,7 +355,7 @@ def matcher_for(cid: str, cp: dict) -> Matcher:
     for entry in cp.get("wrong") or []:
         if isinstance(entry, str):
             if entry not in table:
-                raise KeyError(f"{cid}: unknown claim id {entry!r}")
+                raise RubricNameError(f"{cid}: unknown claim id {entry!r}")
             found.append(compile_claim(entry, table[entry]))
         else:  # an inline claim
             found.append(compile_claim(entry.get("id", f"{cid}-inline"), entry))

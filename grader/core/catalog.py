@@ -7,6 +7,7 @@ bug (`CatalogError`), never an English fallback: tests/test_catalog.py checks ev
 """
 from __future__ import annotations
 
+import re
 import string
 from functools import lru_cache
 
@@ -90,6 +91,23 @@ def both(key: str, **kw) -> dict:
     return {lang: text(key, lang, **kw) for lang in LANGS}
 
 
+def part(key: str, **kw) -> list:
+    """One piece of a text kept as data: [key, {field: str}] (JSON-safe, formatted again in any language)."""
+    text(key, "en", **kw)  # a missing key or field fails here, where the text is made
+    return [key, {k: str(v) for k, v in kw.items()}]
+
+
+def joined(parts: list, lang: str) -> str:
+    """Pieces made by `part`, formatted in `lang` and joined."""
+    return "".join(text(key, lang, **kw) for key, kw in parts)
+
+
+def detail(*parts: list) -> dict:
+    """A check row's detail: the English the verdict's JSON keeps (`detail`) and its pieces (`detail_parts`), which
+    the report formats in the learner's language."""
+    return {"detail": joined(list(parts), "en"), "detail_parts": list(parts)}
+
+
 class TextError(Exception):
     """A learner's usage error raised below coach/ (a file that cannot be read, no GPU): `texts` holds it in both
     languages, str() is the English. The CLI shows it as one line in the learner's language."""
@@ -97,3 +115,35 @@ class TextError(Exception):
     def __init__(self, key: str, **kw):
         self.texts = both(key, **kw)
         super().__init__(self.texts["en"])
+
+
+@lru_cache(maxsize=None)
+def _pattern(template: str, text_fields: tuple) -> re.Pattern:
+    """An English template as a regex whose groups are its fields: one word each, or, for a field named in
+    text_fields, the shortest text (maybe none) that lets the whole line match ("{passed}/{calls} calls" matches
+    "2/9 calls")."""
+    out = "^"
+    for literal, name, _, _ in string.Formatter().parse(template):
+        out += re.escape(literal)
+        if name:
+            out += f"(?P<{name}>.*?)" if name in text_fields else f"(?P<{name}>\\S+?)"
+    return re.compile(out + "$", re.S)
+
+
+# Sections read back by from_english, and their fields that may hold several words (every other field: one word).
+TEXT_FIELDS = {"check_details": ("label", "why", "portable", "call", "asked", "shape", "capacity", "limit", "names",
+                                 "code"), "progress": ("label", "at", "probe")}
+
+
+def from_english(section: str, english: str, lang: str, depth: int = 2) -> str | None:
+    """English that crossed a process as a plain string (a check's detail, a progress line), made from one of the
+    templates of `section`, in `lang`: None when no template of the section made it. A field that is itself one of
+    the section's texts (a phrase put into a sentence) is translated too, `depth` levels down."""
+    for key, e in table(section).items():
+        m = _pattern(e["en"], TEXT_FIELDS.get(section, ())).match(english)
+        if m:
+            kw = m.groupdict()
+            if depth > 0:
+                kw = {k: v and from_english(section, v, lang, depth - 1) or v for k, v in kw.items()}
+            return text(f"{section}.{key}", lang, **kw)
+    return None

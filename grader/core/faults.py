@@ -13,6 +13,8 @@ import os
 import traceback
 from pathlib import Path
 
+from grader.core import catalog
+
 _ROOT = Path(__file__).resolve().parents[2]
 DRILL_DIRS = tuple(str(_ROOT / d) + os.sep for d in ("grader", "drills"))
 
@@ -106,5 +108,5 @@ def cpu_limitation(exc: BaseException) -> str | None:
             frame = _innermost_frame(e)
             name = frame[0].f_code.co_filename if frame else ""
             if name.replace(os.sep, "/").endswith("triton/runtime/interpreter.py"):
-                return f"Triton's interpreter: {str(e).strip() or type(e).__name__}"
+                return catalog.text("check_details.interpreter_says", "en", why=str(e).strip() or type(e).__name__)
     return None

@@ -130,6 +130,7 @@ class GradMistake:
     category: str
     tensor: str                     # "x.grad", "weight.grad", ...
     reference: Callable
+    name_zh: str = ""               # the name in Chinese (default: `name`)
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,8 @@ class DrillSpec:
     solution: str = ""              # file name in solutions/ when drills share one (default: <slug>.py)
     # -- fusion and speed (fused drills) --------------------------------------------------------------------------
     bytes_proof: bool = False       # interpreter: moving more bytes than byte_model's "fused" fails with `fusion`
-    intermediate: str = ""          # the value eager writes to HBM and reads back (named in the bytes proof)
+    intermediate: Any = ""          # the value eager writes to HBM and reads back (named in the bytes proof): a str,
+    #                                 or {"en": ..., "zh": ...} when it is said in words
     speedup_min: float | None = None  # CUDA: candidate must be >= this many times faster than `eager`
     bench_size: Any = 2**24 + 17    # CUDA: size the speed gate times at (odd on purpose: the tail tile counts)
     # CUDA: the speed gate's inputs and entry-point kwargs when they are not the graded ones (a convolution gated on a

@@ -17,6 +17,8 @@ import re
 import time
 from dataclasses import replace
 
+from grader.core import catalog
+
 # opcheck's tests -> what a failure of each means, for a triton_op and for any other custom op.
 OPCHECK_BLAME = {
     "test_schema": ("registration", "registration"),
@@ -558,7 +560,7 @@ def conclude(v, runs, spec) -> None:
         if name == "gradient matches" and not lab.grad:
             continue
         bad = [p for p in found if p["category"] in cats]
-        v.checks.append({"name": name, "passed": not bad, "detail": check_detail(name, bad, c)})
+        v.checks.append({"name": name, "passed": not bad, **catalog.detail(*check_detail(name, bad, c))})
     if v.passed and found:
         first = found[0]
         v.passed = False
@@ -581,21 +583,30 @@ def source_line(lines: list[str], category: str, lab) -> int | None:
     return None
 
 
-def check_detail(name: str, bad: list, c: dict) -> str:
+def check_detail(name: str, bad: list, c: dict) -> list:
+    """The row's detail as catalog pieces (catalog.part); a reason Dynamo or opcheck gave stays as it said it."""
     if name.startswith("no graph break"):
-        return f"{c.get('graphs', '?')} graph(s), {len(c.get('breaks', []))} break(s)" if not bad or c.get("breaks") \
-            else f"fullgraph=True failed: {bad[0].get('reason')}"
+        if bad and not c.get("breaks"):
+            return [catalog.part("check_parts.fullgraph_failed", reason=bad[0].get("reason"))]
+        return [catalog.part("check_parts.graphs", graphs=c.get("graphs", "?"), breaks=len(c.get("breaks", [])))]
     if name.startswith("no recompile"):
-        return f"{c.get('compiles', '?')} compile(s) over shapes {c.get('shapes')}"
+        return [catalog.part("check_parts.compiles", compiles=c.get("compiles", "?"), shapes=c.get("shapes"))]
     if name == "opcheck passes":
-        tests = c.get("opcheck") or {}
-        return ", ".join(f"{t}: {'ok' if r == 'SUCCESS' else 'FAILED'}" for t, r in tests.items()) or "-"
+        parts = []
+        for t, r in (c.get("opcheck") or {}).items():
+            parts += [catalog.part("check_parts.list_sep")] * bool(parts) + [
+                catalog.part("check_parts.opcheck_ok" if r == "SUCCESS" else "check_parts.opcheck_failed", test=t)]
+        return parts or [catalog.part("check_parts.as_said", text="-")]
     if name.startswith("Inductor"):
         ind = c.get("inductor") or {}
-        return f"found {', '.join(ind.get('found') or []) or 'none'} of {', '.join(ind.get('kernels') or [])}"
+        found = ", ".join(ind.get("found") or [])
+        kernels = ", ".join(ind.get("kernels") or [])
+        return [catalog.part("check_parts.inductor_found", found=found, kernels=kernels) if found else
+                catalog.part("check_parts.inductor_none", kernels=kernels)]
     if bad:
-        return first_line(bad[0].get("reason") or bad[0].get("mistake") or bad[0]["category"])
-    return "ok"
+        return [catalog.part("check_parts.as_said",
+                             text=first_line(bad[0].get("reason") or bad[0].get("mistake") or bad[0]["category"]))]
+    return [catalog.part("check_parts.ok")]
 
 
 # -- the registry's hooks (grader/families/registry.py) ---------------------------------------------------------------

@@ -22,6 +22,8 @@ drill's own limitation, never as the learner's mistake.
 """
 from __future__ import annotations
 
+from grader.core import catalog
+
 WRAPPED = "_drill_wrapped"
 
 
@@ -95,9 +97,8 @@ def patch_run(InterpretedFunction, is_fake) -> None:
         if any(isinstance(a, torch.Tensor) and is_fake(a) for a in values):
             if getattr(self, WRAPPED, False):
                 return None
-            raise UnwrappedLaunch(
-                f"Triton kernel `{getattr(self.fn, '__name__', '?')}` was launched on FakeTensors: call it as "
-                f"wrap_triton(kernel)[grid](...) inside a triton_op (a raw launch has no fake rule)")
+            raise UnwrappedLaunch(catalog.text("check_details.unwrapped_launch", "en",
+                                               kernel=getattr(self.fn, "__name__", "?")))
         return original_run(self, *args, **kwargs)
 
     run._drill_patched = True

@@ -6,6 +6,7 @@ spec.bytes_proof and spec.byte_model, the speed gate spec.speedup_min.
 """
 from __future__ import annotations
 
+from grader.core import catalog
 from grader.judge.diagnose import extra_bytes, fused_loaded, store_breakdown
 
 
@@ -41,14 +42,17 @@ def apply_timing(v, runs) -> None:
     v.timing = timing
     cat = timing.get("category")
     if timing.get("rows"):
-        detail = f"{timing['speedup']:.2f}x {timing.get('bar') or 'eager'} at " \
-                 f"{timing.get('at') or 'n=' + format(timing['n'], ',')}" + (
-            f" (needs {timing['speedup_min']}x)" if timing.get("speedup_min") else "") + (
-            f"; {timing['method']}" if timing.get("method") and timing["method"] != "do_bench" else "")
+        parts = [catalog.part("check_parts.speed", speedup=f"{timing['speedup']:.2f}", bar=timing.get("bar") or "eager",
+                              at=timing.get("at") or "n=" + format(timing["n"], ","))]
+        if timing.get("speedup_min"):
+            parts.append(catalog.part("check_parts.speed_needs", need=timing["speedup_min"]))
+        if timing.get("method") and timing["method"] != "do_bench":
+            parts.append(catalog.part("check_parts.speed_method", method=timing["method"]))
     else:
-        detail = f"not timed ({timing['skipped']})" if timing.get("skipped") else "could not time"
+        parts = [catalog.part("check_parts.not_timed", why=timing["skipped"]) if timing.get("skipped")
+                 else catalog.part("check_parts.could_not_time")]
     name = "as fast as the speed gate asks (CUDA)" if timing.get("bar") else "faster than eager (CUDA)"
-    v.checks.append({"name": name, "passed": cat is None, "detail": detail})
+    v.checks.append({"name": name, "passed": cat is None, **catalog.detail(*parts)})
     if v.passed and cat:
         v.passed = False
         v.diagnosis = cat
@@ -73,20 +77,25 @@ def annotate(v, calls: list[dict], runs, spec=None) -> None:
         over = [c for c in calls if extra_bytes(c)]  # its own evidence, whatever the call's category
         counted = [c for c in calls if c.get("bytes_model")]
         moved, model = s["bytes_moved"], s["bytes_model"]
-        at = f"{len(counted) - len(over)}/{len(counted)} interpreted calls; at n={moved['n']:,}: "
+        at = catalog.part("check_parts.bytes_at", ok=len(counted) - len(over), counted=len(counted),
+                          n=f"{moved['n']:,}")
         if model.get("stored") is not None:  # tiled drills: only what is stored is bounded (the output alone)
             if "output_bytes" in moved:
-                stored = f"{moved['output_bytes']:,} B into the output (the output is {model['stored']:,} B)" + (
-                    f", {moved['side_bytes']:,} B into per-row side outputs" if moved.get("side_bytes") else "") + (
-                    f", {moved['into_bytes']:,} B into other tensors" if moved.get("into_bytes") else "") + (
-                    f", {moved['restored']:,} B re-stored by the same program" if moved.get("restored") else "")
+                stored = [catalog.part("check_parts.stored_output", stored=f"{moved['output_bytes']:,}",
+                                       output=f"{model['stored']:,}")]
+                for field, key in (("side_bytes", "stored_side"), ("into_bytes", "stored_into"),
+                                   ("restored", "stored_again")):
+                    if moved.get(field):
+                        stored.append(catalog.part(f"check_parts.{key}", bytes=f"{moved[field]:,}"))
             else:
-                stored = f"{moved['stored']:,} B stored, the output is {model['stored']:,} B"
-            v.checks.append({"name": "stores only the output", "passed": not over, "detail": at + stored})
+                stored = [catalog.part("check_parts.stored_total", stored=f"{moved['stored']:,}",
+                                       output=f"{model['stored']:,}")]
+            v.checks.append({"name": "stores only the output", "passed": not over, **catalog.detail(at, *stored)})
         else:
             v.checks.append({"name": "bytes moved within the fused model", "passed": not over,
-                             "detail": at + f"{moved['total']:,} B moved, fused {model['fused']:,} B, eager "
-                                            f"{model['eager']:,} B"})
+                             **catalog.detail(at, catalog.part("check_parts.bytes_moved", moved=f"{moved['total']:,}",
+                                                               fused=f"{model['fused']:,}",
+                                                               eager=f"{model['eager']:,}"))})
     apply_timing(v, runs)
 
 

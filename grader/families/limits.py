@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
+from grader.core import catalog
 from grader.core.contract import config_problems, is_pow2  # noqa: F401 - config_problems: re-exported
 
 TRITON_DEFAULT_WARPS = 4  # what a launch without num_warps= gets (Triton 3.5-3.9)
@@ -285,7 +286,7 @@ def _time_one(spec, entry, size, say) -> dict:
     finally:
         JITFunction.run = original
     if len(captured) != 1:
-        return {"n": n, "skipped": f"{len(captured)} launches per call (the comparison needs exactly one)"}
+        return {"n": n, "skipped": catalog.text("check_details.limits_not_one_launch", "en", launches=len(captured))}
     kernel, args, kwargs, grid = captured[0]
     meta = bound_arguments(kernel, args, kwargs)
     block = block_of(meta)
@@ -296,7 +297,7 @@ def _time_one(spec, entry, size, say) -> dict:
         programs *= v
     tiles = -(-n // block) if block else None
     if not tiles:
-        return {"n": n, "skipped": "no block size found among the kernel's constexprs"}
+        return {"n": n, "skipped": catalog.text("check_details.limits_no_block", "en")}
 
     def uncapped():
         kernel[(tiles,)](*args, **kwargs)
@@ -309,7 +310,7 @@ def _time_one(spec, entry, size, say) -> dict:
            "eager": lambda: (spec.eager or spec.reference)(*inputs, **spec.kwargs)}
     per: dict = {k: [] for k in fns}
     for r in range(ROUNDS):
-        say(f"n={n:,}: capped grid vs uncapped, round {r + 1}/{ROUNDS}")
+        say(catalog.text("progress.capped_round", "en", n=f"{n:,}", r=r + 1, rounds=ROUNDS))
         for k, fn in fns.items():
             per[k].append(bench_ms(fn))
     us = {k: 1e3 * median_of_medians(v) for k, v in per.items()}
@@ -337,12 +338,14 @@ def annotate(v, calls: list[dict], runs, spec) -> None:
     timing = next((r.get("limits_timing") for r in results if r.get("limits_timing")), None)
     bad = [c for c in calls if owns(c.get("detail") or {})]
     launches = sum(len(c.get("launches") or []) for c in calls)
-    what = f"{contract['function']} at {contract['inputs']} sizes up to {contract['largest']:,}, " if contract else ""
     if bad:
-        detail = f"{len(bad)} failed, first at size {bad[0]['size']} ({bad[0]['category']})"
+        parts = [catalog.part("check_parts.limits_failed", bad=len(bad), size=bad[0]["size"],
+                              category=bad[0]["category"])]
     else:
-        detail = f"{what}{launches} launches"
-    v.checks.append({"name": CHECK_NAME, "passed": not bad, "detail": detail})
+        parts = [catalog.part("check_parts.limits_contract", function=contract["function"], inputs=contract["inputs"],
+                              largest=f"{contract['largest']:,}")] if contract else []
+        parts.append(catalog.part("check_parts.limits_launches", launches=launches))
+    v.checks.append({"name": CHECK_NAME, "passed": not bad, **catalog.detail(*parts)})
     v.device_limits = {"device": lim.name, "max_programs": lim.max_programs, "max_warps": lim.max_warps,
                        "min_block": lim.min_block, "max_block": lim.max_block, "contract": contract,
                        "timing": timing}

@@ -214,7 +214,7 @@ class Backward:
             for candidate in (wrong if isinstance(wrong, (list, tuple)) else [wrong]):
                 if candidate is not None and tuple(candidate.shape) == tuple(got64.shape) \
                         and not matches(candidate, ref, tolerance) and matches(got64, candidate, tolerance):
-                    return {"name": m.name, "category": m.category, "tensor": tensor}
+                    return {"name": m.name, "name_zh": m.name_zh, "category": m.category, "tensor": tensor}
         return None
 
 

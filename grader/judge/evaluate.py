@@ -6,6 +6,7 @@ import traceback
 import numpy as np
 import torch
 
+from grader.core import catalog
 from grader.judge.layout import LogicalIndex, dense_non_overlapping
 from grader.core.meta import block_along
 from grader.watch.memory import Memory, is_sentinel
@@ -35,9 +36,9 @@ def describe_exception(exc: BaseException, learner_file: str) -> dict:
         root = root.__cause__
     text = str(root).strip() or type(root).__name__
     if isinstance(root, SystemExit):
-        text = f"your code called exit()/sys.exit({root.code!r}) while it was being graded; return a tensor instead"
+        text = catalog.text("check_details.exit_called", "en", code=repr(root.code))
     elif isinstance(root, KeyboardInterrupt):
-        text = "your code raised KeyboardInterrupt while it was being graded"
+        text = catalog.text("check_details.interrupted", "en")
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return {
         "type": type(root).__name__,

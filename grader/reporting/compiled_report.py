@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from grader.reporting.i18n import DIAGNOSES, pick, t
+from grader.reporting.i18n import DIAGNOSES, check_detail, pick, t
 from grader.reporting.texts import drill_texts
 
 MAX_ITEMS = 8
@@ -59,7 +59,7 @@ def render_parts(v, spec, lang: str) -> list:
     if extra:
         items += [t("compile_recompile", lang, line=r.get("line") or "?", reason=r["reason"]) +
                   (f"  # {r['code']}" if r.get("code") else "") for r in recompiles]
-    items += [t("compile_opcheck", lang, test=test, result=result) for test, result in (c.get("opcheck") or {}).items()
+    items += [t("compile_opcheck", lang, test=test, result=check_detail(result, lang)) for test, result in (c.get("opcheck") or {}).items()
               if result != "SUCCESS"]
     if items or not v.passed:
         parts.append(Text(t("compile_seen", lang, backend=c.get("backend"), graphs=c.get("graphs", "?"),

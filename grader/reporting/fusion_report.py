@@ -5,7 +5,7 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.core import catalog
-from grader.reporting.i18n import t
+from grader.reporting.i18n import pick, t
 from grader.speed.timing import format_pct
 
 
@@ -61,7 +61,7 @@ def bytes_kw(d: dict, spec, lang: str = "en") -> dict:
             "extra_stored": f"{(stored or 0) - (model.get('stored') or 0):,}",
             "fused_formula": _formula(fused, n), "eager_formula": _formula(eager, n),
             "extra": f"{(total or 0) - fused:,}", "saved": f"{eager - fused:,}",
-            "intermediate": spec.intermediate or "the intermediate",
+            "intermediate": pick(spec.intermediate, lang) or words("intermediate", lang),
             "where": where_extra(d, lang), "side": side_outputs(d, lang),
             "output_stored": f"{d.get('output_bytes') or 0:,}"}
 

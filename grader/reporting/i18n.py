@@ -6,8 +6,6 @@ mistake texts), which may leave a language out; the catalog never does.
 from __future__ import annotations
 
 import os
-import re
-import string
 
 from grader.core import catalog
 from grader.core.catalog import CatalogError
@@ -46,23 +44,18 @@ def check_name(name: str, lang: str) -> str:
     return CHECKS[name][lang]
 
 
-def _pattern(template: str) -> re.Pattern:
-    """The English template of a check detail as a regex whose groups are its fields (one word each): "{passed}/{calls}
-    calls" matches "2/9 calls" with passed=2, calls=9."""
-    out = "^"
-    for literal, name, _, _ in string.Formatter().parse(template):
-        out += re.escape(literal)
-        if name:
-            out += f"(?P<{name}>\\S+?)"
-    return re.compile(out + "$")
+def row_detail(row: dict, lang: str) -> str:
+    """A check row's detail in the learner's language: its pieces (catalog.detail) when it has them, else its English
+    matched against `check_details`."""
+    if row.get("detail_parts"):  # a field may hold English from elsewhere (a timing method): matched the same way
+        return "".join(catalog.text(key, lang, **{k: check_detail(v, lang) for k, v in kw.items()})
+                       for key, kw in row["detail_parts"])
+    return check_detail(str(row.get("detail") or ""), lang)
 
 
 def check_detail(detail: str, lang: str) -> str:
     """A check's detail (written in English by the grader, from `check_details`) in the learner's language."""
     if lang == "en":
         return detail
-    for key, e in catalog.table("check_details").items():
-        m = _pattern(e["en"]).match(detail)
-        if m:
-            return catalog.text(f"check_details.{key}", lang, **m.groupdict())
-    return detail
+    got = catalog.from_english("check_details", detail, lang)
+    return detail if got is None else got

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from grader.core import catalog
-from grader.reporting.i18n import DIAGNOSES, pick, t
+from grader.reporting.i18n import DIAGNOSES, check_detail, pick, t
 from grader.families.limits import owns
 
 FIX_BY_CATEGORY = catalog.table("limits_fix_by_category")
@@ -74,7 +74,7 @@ def render_parts(v, spec, lang: str) -> list:
         parts.append(Text(t("limits_timing_title", lang, name=name), style="bold"))
         for r in rows:
             if r.get("skipped"):
-                parts.append(Text(t("limits_timing_skipped", lang, n=f"{r['n']:,}", why=r["skipped"])))
+                parts.append(Text(t("limits_timing_skipped", lang, n=f"{r['n']:,}", why=check_detail(r["skipped"], lang))))
                 continue
             parts.append(Text(t("limits_timing_row", lang, n=f"{r['n']:,}", programs=r["programs"], block=r["block"],
                                 capped=f"{r['capped_us']:.1f}", tiles=f"{r['tiles']:,}",
@@ -82,7 +82,7 @@ def render_parts(v, spec, lang: str) -> list:
                                 eager=f"{r['eager_us']:.1f}")))
         parts.append(Text("  " + t("limits_lesson", lang), style="italic"))
     elif timing.get("skipped"):
-        parts.append(Text(t("limits_timing_skipped", lang, n="-", why=timing["skipped"]), style="dim"))
+        parts.append(Text(t("limits_timing_skipped", lang, n="-", why=check_detail(timing["skipped"], lang)), style="dim"))
     elif v.passed and v.device == "cpu":
         parts.append(Text("  " + t("limits_cpu_note", lang), style="dim italic"))
     return parts

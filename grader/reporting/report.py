@@ -12,7 +12,7 @@ from drills import get_spec
 from grader.core import catalog
 from grader.families import registry
 from grader.reporting import learner_output
-from grader.reporting.i18n import DIAGNOSES, check_detail, check_name, pick, t
+from grader.reporting.i18n import DIAGNOSES, check_detail, check_name, pick, row_detail, t
 from grader.judge.diagnose import mask_axis, swapped_axis
 from grader.reporting.texts import checkpoints_for, drill_texts
 
@@ -71,6 +71,8 @@ def explain(v, lang: str) -> tuple[str, str]:
         return _fmt(pick(own["what"], lang), **kw), _fmt(pick(own["fix"], lang), **kw)
     if cat in ("internal", "not-checked"):  # no verdict: drill's own failure, or what the interpreter cannot run
         kw.update({k: v for k, v in (d.get("internal") or d).items() if isinstance(v, (str, int, float))})
+        if cat == "not-checked" and isinstance(kw.get("reason"), str):  # the interpreter's limit, said in English
+            kw["reason"] = check_detail(kw["reason"], lang)
     elif cat == "hole":
         holes = d.get("holes", [])
         first = holes[0] if holes else {"name": v.hole, "line": v.line}
@@ -94,7 +96,8 @@ def explain(v, lang: str) -> tuple[str, str]:
             found = [f for f in e.get("found") or [] if f != "HOLE"]  # drill's own placeholder, not the learner's
             key = "missing-entry"
             kw["found"] = ", ".join(found) or "none"
-        kw.update(stage=stage, type=e.get("type", "?"), message=msg.splitlines()[0] if msg else "",
+        kw.update(stage=stage, type=e.get("type", "?"),  # a message drill wrote (texts.yaml) comes back translated
+                  message=check_detail(msg.splitlines()[0], lang) if msg else "",
                   signal=phrase("cuda_illegal_access", lang) if cat == "crash" else "")
         if cat == "crash":
             kw["signal"] = msg.splitlines()[0] if msg else phrase("cuda_fault", lang)
@@ -238,11 +241,11 @@ def phrase(key: str, lang: str, **kw) -> str:
 
 
 def startup_stage(stage: str, lang: str) -> str:
-    """What drill was doing when a start-up timeout killed the grade (texts.yaml `startup_stages`)."""
-    table = catalog.table("startup_stages")
-    if stage not in table:
-        raise catalog.CatalogError(f"texts.yaml has no startup stage {stage!r}")
-    return catalog.text(f"startup_stages.{stage}", lang)
+    """What drill was doing when a start-up timeout killed the grade (one of texts.yaml's `progress` lines)."""
+    got = catalog.from_english("progress", stage, lang)
+    if got is None:
+        raise catalog.CatalogError(f"texts.yaml has no progress line {stage!r}")
+    return got
 
 
 CLOSE_RATIO = 50  # wrong elements at most this many times the tolerance away: rounding, not a wrong formula
@@ -469,7 +472,7 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
     if v.skipped:
         parts.append(skipped_line(v.skipped, lang))
     if getattr(v, "unchecked", None) and v.diagnosis != "not-checked":  # CPU limitation: graded on the rest
-        parts.append(Text("  " + t("unchecked", lang, n=len(v.unchecked), reason=v.unchecked[0]["unchecked"]["reason"]),
+        parts.append(Text("  " + t("unchecked", lang, n=len(v.unchecked), reason=check_detail(v.unchecked[0]["unchecked"]["reason"], lang)),
                           style="yellow"))
     grid2d = focus.get("tiles_2d")
     if grid2d and grid2d["cols"] <= TILE_ROW and len(grid2d["status"]) <= MAX_CELLS:
@@ -497,7 +500,7 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
     if v.checks:
         table = Table(show_header=False, box=None, padding=(0, 1))
         for c in v.checks:
-            table.add_row("✓" if c["passed"] else "✗", check_name(c["name"], lang), Text(check_detail(str(c.get("detail") or ""), lang), style="dim"),
+            table.add_row("✓" if c["passed"] else "✗", check_name(c["name"], lang), Text(row_detail(c, lang), style="dim"),
                           style=None if c["passed"] else "red")
         parts.append(Text(t("checks", lang) + ":", style="bold"))
         parts.append(table)

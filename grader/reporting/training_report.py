@@ -13,6 +13,12 @@ M = catalog.table("training_messages")
 OWN = ("autograd", "variance", "cancellation", "dx", "dwdb", "race", "memory", "grad-scale", "gradient", "ignore-index")
 
 
+def mistake_name(mistake: dict, lang: str) -> str:
+    """The known mistake a gradient matches, by its name in the learner's language (a spec's name_zh)."""
+    return (mistake.get("name_zh") if lang == "zh" else None) or mistake.get("name") or \
+        catalog.text("training_messages.a_known_mistake", lang)
+
+
 def what_and_fix(v, spec, lang: str, fmt) -> tuple[str, str] | None:
     """(what, fix) for the training categories and for any values failure in a gradient; None otherwise."""
     if getattr(spec, "grads", None) is None or v.passed:
@@ -24,7 +30,7 @@ def what_and_fix(v, spec, lang: str, fmt) -> tuple[str, str] | None:
     if cat == "ignore-index" and not grad_of:  # the loss itself: the mistake's own fix (grader/reporting/report.py)
         return None
     kw = {"entry": spec.entry, "grad_of": grad_of or "y", "wrong": d.get("wrong"), "numel": d.get("numel"),
-          "probe": d.get("probe"), "mistake": (d.get("mistake") or {}).get("name") or "a known mistake"}
+          "probe": d.get("probe"), "mistake": mistake_name(d.get("mistake") or {}, lang)}
     key, fix_key = cat, cat
     if cat == "autograd":
         key = fix_key = f"autograd-{d.get('autograd', 'no-graph')}"

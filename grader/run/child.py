@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from grader.core import catalog
 from grader.core.files import atomic_write_text
 
 
@@ -82,7 +83,7 @@ def note(a, text: str) -> None:
 
 
 def grade(a, interpreted: bool, started: float) -> dict:
-    note(a, "importing torch and Triton")
+    note(a, catalog.text("progress.imports", "en"))
     import torch
     import triton  # after TRITON_INTERPRET is settled
 
@@ -100,11 +101,11 @@ def grade(a, interpreted: bool, started: float) -> dict:
 
     spec = get_spec(a.drill)
     learner_file = os.path.realpath(a.file)
-    note(a, "importing your file")
+    note(a, catalog.text("progress.importing_file", "en"))
     info = {"triton": triton.__version__, "torch": torch.__version__.split("+")[0], "phases": phases}
     if a.device == "cuda":
         if not torch.cuda.is_available():
-            return {**info, "fatal": {"stage": "device", "type": "NoCuda", "message": "no CUDA device is available"}}
+            return {**info, "fatal": {"stage": "device", "type": "NoCuda", "message": catalog.text("check_details.no_cuda", "en")}}
         info["device_name"] = torch.cuda.get_device_name()
 
     lanes = LaneChecker(learner_file) if interpreted else None
@@ -141,7 +142,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
     if not callable(entry):
         names = [n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__]
         return {**info, "fatal": {"stage": "entry", "type": "MissingEntry", "entry": spec.entry,
-                                  "found": names, "message": f"no function `{spec.entry}` in the file"}}
+                                  "found": names, "message": catalog.text("check_details.no_function", "en",
+                                                                     entry=spec.entry)}}
     replace_calls = registry.hooks(spec, "child_grade")  # a family graded otherwise (a compile lab: torch.compile)
     if replace_calls:
         return {**info, **replace_calls[0](spec, module, entry, a.device, learner_file, lanes, recorder, CallRunner)}
@@ -194,8 +196,9 @@ def grade(a, interpreted: bool, started: float) -> dict:
     after_classify = registry.hooks(spec, "after_classify")
     t0 = time.perf_counter()
     for tuner, config, size, probe, seed in call_plan(spec, configs, a.device, 1 if a.quick else spec.seeds):
-        note(a, "calling your function at size " + (str(size) if isinstance(size, int) else "x".join(map(str, size)))
-             + (f" ({probe.name})" if probe is not None else "") + f", seed {seed}")
+        at = str(size) if isinstance(size, int) else "x".join(map(str, size))
+        note(a, catalog.text("progress.calling", "en", size=at, seed=seed) if probe is None else
+             catalog.text("progress.calling_probe", "en", size=at, probe=probe.name, seed=seed))
         for ev in runner.pair(size, a.seed * 1000 + seed, tuner, config, probe):
             ev["config"] = config_label(config) if config is not None else None
             if probe is not None:
@@ -250,7 +253,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
     timed = a.device == "cuda" and not any(c["category"] for c in calls) and not os.environ.get("DRILL_SKIP_TIMING")
     if timed and spec.speedup_min is not None:
         recorder.uninstall()
-        note(a, "timing your kernel against eager")
+        note(a, catalog.text("progress.timing_eager", "en"))
         t0 = time.perf_counter()
         info["timing"] = run_timing(spec, entry, info["device_name"], learner_file)
         phases["timing_s"] = round(time.perf_counter() - t0, 3)

@@ -213,7 +213,7 @@ def wait_child(proc, out: str, log, device: str, timeout: float, started_at: flo
     return run
 
 
-STARTUP_STAGES = ("starting the grading process", "importing torch and Triton")
+STARTUP_STAGES = (catalog.text("progress.starting", "en"), catalog.text("progress.imports", "en"))
 
 
 def _progress_line(out: str) -> str:
@@ -221,7 +221,7 @@ def _progress_line(out: str) -> str:
         with open(out + ".progress", encoding="utf-8") as f:
             return f.read(200)
     except OSError:
-        return "starting the grading process"
+        return STARTUP_STAGES[0]
 
 
 def run_children(path: Path, drill: str, devices: list[str], seed: int, timeout: float,
@@ -262,14 +262,18 @@ def grade(path: Path, drill: str | None = None, device: str = "auto", seed: int 
 
     if static.syntax_error:
         v.diagnosis, v.detail, v.line = "error", {"exception": static.syntax_error}, static.syntax_error["line"]
-        v.checks = [{"name": "file", "passed": False, "detail": catalog.text("check_details.syntax_error", "en", line=v.line)}]
+        v.checks = [{"name": "file", "passed": False,
+                     **catalog.detail(catalog.part("check_details.syntax_error", line=v.line))}]
         return _done(v, started)
     if static.holes:
         v.diagnosis, v.line = "hole", static.holes[0]["line"]
         v.hole = static.holes[0]["name"]
         v.detail = {"holes": static.holes}
-        v.checks = [{"name": "holes filled", "passed": False,
-                     "detail": ", ".join(f"{h['name']} (line {h['line']})" for h in static.holes)}]
+        holes = []
+        for h in static.holes:
+            holes += [catalog.part("check_parts.list_sep")] * bool(holes) + [
+                catalog.part("check_parts.hole_at", hole=h["name"], line=h["line"])]
+        v.checks = [{"name": "holes filled", "passed": False, **catalog.detail(*holes)}]
         return _done(v, started)
 
     devices = ["cuda", "cpu"] if device == "cuda" else ["cpu"]
@@ -308,8 +312,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
                 v.detail["startup"] = r.stage
             v.line = stuck_line(r.output, v.file)
             v.checks.append({"name": "finishes in time", "passed": False,
-                             "detail": catalog.text("check_details.killed", "en", seconds=f"{r.elapsed_s:.0f}",
-                                                       device=r.device)})
+                             **catalog.detail(catalog.part("check_details.killed", seconds=f"{r.elapsed_s:.0f}",
+                                                           device=r.device))})
             return
         if r.result is None:
             sig = -r.returncode if r.returncode and r.returncode < 0 else None
@@ -317,14 +321,15 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
             v.detail = {"signal": signal.Signals(sig).name if sig else None, "returncode": r.returncode,
                         "device": r.device, "output": r.output[-1500:]}
             v.checks.append({"name": "runs without crashing", "passed": False,
-                             "detail": catalog.text("check_details.died", "en",
-                                                       signal=v.detail['signal'] or r.returncode)})
+                             **catalog.detail(catalog.part("check_details.died",
+                                                           signal=v.detail['signal'] or r.returncode))})
             return
         fatal = r.result.get("fatal")
         if fatal and fatal.get("internal"):
             v.diagnosis, v.internal, v.detail = "internal", fatal["internal"], {"internal": fatal["internal"]}
             v.checks.append({"name": "drill graded this", "passed": False,
-                             "detail": f"{fatal['internal'].get('type')} at {fatal['internal'].get('where')}"})
+                             **catalog.detail(catalog.part("check_parts.internal_at", type=fatal["internal"].get("type"),
+                                                           where=fatal["internal"].get("where")))})
             return
         if not fatal and not r.result.get("calls") and r.result.get("unchecked"):
             first = r.result["unchecked"][0]
@@ -338,11 +343,11 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
             v.diagnosis, v.detail = "timeout", {"budget": True, "device": r.device, **first["skipped"],
                                                 "seconds": r.result.get("budget_s"), "size": first["size"]}
             v.checks.append({"name": "finishes in time", "passed": False,
-                             "detail": f"even size {first['size']} would take ~{first['skipped']['estimate_s']} s "
-                                       f"in the interpreter"})
+                             **catalog.detail(catalog.part("check_parts.over_budget", size=first["size"],
+                                                           estimate=first["skipped"]["estimate_s"]))})
             return
         if not fatal and not r.result.get("calls"):
-            fatal = {"stage": "grade", "type": "NoCalls", "message": "no call of your function completed"}
+            fatal = {"stage": "grade", "type": "NoCalls", "message": catalog.text("check_details.no_calls", "en")}
         if fatal:
             v.diagnosis, v.detail, v.line = "error", {"exception": fatal, "stage": fatal.get("stage")}, \
                 fatal.get("line")
@@ -359,7 +364,8 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
         v.detail = {"internal": v.internal}
         v.cases = summarize_cases(calls)
         v.checks.append({"name": "drill graded this", "passed": False,
-                         "detail": f"{v.internal.get('type')} at {v.internal.get('where')}"})
+                         **catalog.detail(catalog.part("check_parts.internal_at", type=v.internal.get("type"),
+                                                       where=v.internal.get("where")))})
         return
     v.cases = summarize_cases(calls)
     v.evidence = size_evidence(calls)
@@ -388,8 +394,8 @@ def explain_cuda_death(v: Verdict, runs: list[ChildRun]) -> list[ChildRun]:
         return runs
     sig = -dead[0].returncode if dead[0].returncode and dead[0].returncode < 0 else None
     v.checks.append({"name": "runs without crashing", "passed": False,
-                     "detail": f"the CUDA run died ({signal.Signals(sig).name if sig else dead[0].returncode}); "
-                               f"the interpreter's out-of-bounds lanes explain it"})
+                     **catalog.detail(catalog.part("check_parts.cuda_died",
+                                                   signal=signal.Signals(sig).name if sig else dead[0].returncode))})
     return [r for r in runs if r not in dead]
 
 
@@ -540,8 +546,8 @@ def summarize_checks(calls: list[dict], spec=None) -> list[dict]:
     checks = []
     for name, failed in rows:
         bad = [c for c in calls if failed(c)]
-        detail = catalog.text("check_details.calls", "en", passed=len(calls) - len(bad), calls=len(calls)) if not bad \
-            else catalog.text("check_details.calls_failed", "en", bad=len(bad), calls=len(calls), size=bad[0]['size'],
+        detail = catalog.part("check_details.calls", passed=len(calls) - len(bad), calls=len(calls)) if not bad \
+            else catalog.part("check_details.calls_failed", bad=len(bad), calls=len(calls), size=bad[0]['size'],
                               device=bad[0]['device'])
-        checks.append({"name": name, "passed": not bad, "detail": detail})
+        checks.append({"name": name, "passed": not bad, **catalog.detail(detail)})
     return checks

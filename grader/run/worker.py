@@ -82,7 +82,7 @@ class ForkedChild:
 
     def wait(self, timeout=None):
         if not self.exited.wait(timeout):
-            raise subprocess.TimeoutExpired("grader fork", timeout)
+            raise subprocess.TimeoutExpired(__name__, timeout)  # the fork of this worker
         return self.returncode
 
     def _exit(self, returncode):

@@ -34,45 +34,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grader.core.files import atomic_write_text
-
+from grader.core import catalog
 from grader.core.data import draw, numel_of, size_label
+from grader.core.files import atomic_write_text
+from grader.reporting.i18n import resolve_lang
 
 DEFAULT_SIZES = tuple(2 ** i for i in range(12, 28))
 CANDIDATE, EAGER, STATIC, DYNAMIC = "yours", "eager", "compile", "compile†"
-NOT_ON_CPU = {
-    "en": "drill bench times kernels on a GPU, and this machine has none. Triton's interpreter runs a kernel "
-          "thousands of times slower than a GPU, so times measured here would mean nothing. On CPU, "
-          "`drill grade FILE` proves fusion by counting the bytes each call moves.",
-    "zh": "drill bench 需要在 GPU 上计时，而本机没有 GPU。Triton 解释器比 GPU 慢几千倍，在这里测出的时间毫无意义。"
-          "在 CPU 上，`drill grade FILE` 通过统计每次调用搬运的字节数来证明融合。",
-}
-# The legend of a memory-bound sweep, in parts: "dynamic" only when the swept compile ran (1-D sizes).
-LEGEND = {
-    "en": {"compile": ["compile  = torch.compile(eager, dynamic=False), compiled afresh at each n:",
-                       "           the kernel a program with that fixed shape gets."],
-           "dynamic": ["compile† = ONE torch.compile(eager) called at every n in turn: from the 2nd",
-                       "           size Dynamo recompiles with dynamic shapes, and that one dynamic",
-                       "           kernel can be much slower at large n (H200, relu(x + y) at 2^26:",
-                       "           once 322 µs dynamic vs 190 µs static, eager 318 µs; another",
-                       "           run 191 vs 189 µs: it depends on where the sweep compiled)."],
-           "rest": ["GB/s     = the fused byte model / time.",
-                    "copy     = the faster of x.clone() and a Triton copy kernel at the same n",
-                    "           (a shape: the same bytes), read + write: a reference, not a limit.",
-                    "% peak   = of the GPU's spec bandwidth ({peak}), the physical limit;",
-                    "           '!' = faster than that: the time does not measure the work."]},
-    "zh": {"compile": ["compile  = torch.compile(eager, dynamic=False)，每个 n 重新编译：",
-                       "           固定形状的程序得到的 kernel。"],
-           "dynamic": ["compile† = 同一个 torch.compile(eager) 依次在每个 n 上调用：从第 2 个尺寸起",
-                       "           Dynamo 用动态形状重新编译，之后都用这一个动态 kernel，大 n 时可能",
-                       "           慢很多（H200，relu(x + y)，2^26：一次实测动态 322 µs，静态 190 µs，",
-                       "           eager 318 µs；另一次 191 对 189 µs：取决于扫描在哪些尺寸上编译）。"],
-           "rest": ["GB/s     = 融合字节模型 / 时间。",
-                    "copy     = 同一 n 下 x.clone() 与 Triton 拷贝 kernel 中较快者（形状：搬运同样的字节；",
-                    "           读 + 写）：是参照，不是上限。",
-                    "% peak   = 占 GPU 标称带宽（{peak}）的比例，这是物理上限；",
-                    "           '!' = 比它还快：这个时间没有测到真正的工作。"]},
-}
 
 
 # -- parent ---------------------------------------------------------------------------------------------------------
@@ -102,12 +70,12 @@ def sweep(path: Path, drill: str, sizes, timeout: float = 900.0) -> dict:
             reaped(proc)
         except subprocess.TimeoutExpired:
             kill_group(proc)  # the learner's kernel and anything it started
-            return {"error": f"the sweep did not finish in {timeout:.0f} s"}
+            return {"error": catalog.text("coach.bench.sweep_timeout", resolve_lang(), seconds=f"{timeout:.0f}")}
         except BaseException:  # Ctrl-C (or SIGTERM turned into an exception): the child has its own session
             kill_group(proc)
             raise
         if not os.path.exists(out):
-            return {"error": f"the benchmark process died (exit code {proc.returncode}); its output is above"}
+            return {"error": catalog.text("coach.bench.sweep_died", resolve_lang(), code=proc.returncode)}
         with open(out, encoding="utf-8") as f:
             return json.load(f)
 
@@ -126,7 +94,7 @@ def _row_label(row: dict) -> str:
     return label + (" ✗" if row.get("wrong") else " ?" if row.get("wrong", 0) is None else "")
 
 
-def tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+def tables(result: dict, lang: str = "en") -> list[tuple[str, list[str], list[list[str]]]]:
     """[(title, head, rows)]: time per provider, then bandwidth (yours, eager, compile, copy, % peak), or for a
     compute-bound drill TFLOPS (every provider, % of the tensor-core peak, % of the drill's bar)."""
     from grader.speed.timing import format_pct, pct_of_peak
@@ -135,11 +103,11 @@ def tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
     refs = [p for p in providers if p not in (CANDIDATE, EAGER, STATIC, DYNAMIC)]
     first = "shape" if any(r.get("label") for r in result["rows"]) else "n"
     time_rows = [[_row_label(row)] + [_us(row["ms"].get(p)) for p in providers] for row in result["rows"]]
-    what = "forward + backward, " if any("peak_bytes" in row for row in result["rows"]) else ""
-    time_table = (f"µs ({what}do_bench median, L2 flushed)", [first] + [_short(p, refs) for p in providers],
-                  time_rows)
+    steps = any("peak_bytes" in row for row in result["rows"])  # a training drill: forward + backward timed
+    time_table = (catalog.text("coach.bench.caption_steps" if steps else "coach.bench.caption_time", lang),
+                  [first] + [_short(p, refs) for p in providers], time_rows)
     if result.get("flops"):
-        return [time_table, _tflops_table(result, providers, refs, first)]
+        return [time_table, _tflops_table(result, providers, refs, first, lang)]
     peak = result.get("peak_gbps")
     bw_rows = []
     for row in result["rows"]:
@@ -151,12 +119,13 @@ def tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
         bw.append(format_pct(pct_of_peak(row["gbps"].get(CANDIDATE), peak)))
         bw_rows.append(bw)
     bw_head = [first] + [p for p in (CANDIDATE, EAGER, STATIC) if p in providers] + ["copy", "% peak"]
-    out = [time_table, ("GB/s (fused byte model / time)", bw_head, bw_rows)]
+    out = [time_table, (catalog.text("coach.bench.caption_gbps", lang), bw_head, bw_rows)]
     if any(row.get("peak_bytes") for row in result["rows"]):  # a training drill: forward + backward's memory
         shown = [p for p in providers if p != DYNAMIC]
         mem_rows = [[_row_label(row)] + [_mb((row.get("peak_bytes") or {}).get(p)) for p in shown]
                     for row in result["rows"]]
-        out.append(("peak extra MB over forward + backward", [first] + [_short(p, refs) for p in shown], mem_rows))
+        out.append((catalog.text("coach.bench.caption_memory", lang), [first] + [_short(p, refs) for p in shown],
+                    mem_rows))
     return out
 
 
@@ -164,7 +133,7 @@ def _mb(nbytes) -> str:
     return "—" if nbytes is None else f"{nbytes / 1e6:.0f}"
 
 
-def _tflops_table(result: dict, providers: list[str], refs: list[str], first: str):
+def _tflops_table(result: dict, providers: list[str], refs: list[str], first: str, lang: str = "en"):
     from grader.speed.timing import format_pct, pct_of_peak
 
     peak, bar = result.get("peak_tflops"), result.get("bar") or EAGER
@@ -177,46 +146,35 @@ def _tflops_table(result: dict, providers: list[str], refs: list[str], first: st
                     + [format_pct(pct_of_peak(mine, peak)),
                        "—" if not (mine and theirs) else f"{100 * mine / theirs:.0f}%"])
     head = [first] + [_short(p, refs) for p in shown] + ["% peak", f"% {_short(bar, refs)}"]
-    return ("TFLOPS (operations of one call / time)", head, rows)
+    return (catalog.text("coach.bench.caption_tflops", lang), head, rows)
 
 
-LEGEND_FLOPS = {
-    "en": ["compile  = torch.compile(eager, dynamic=False), compiled afresh at each shape.",
-           "TFLOPS   = the drill's floating-point operations of one call / time.",
-           "% peak   = yours, of the GPU's dense fp16 tensor-core peak ({peak});",
-           "           '!' = faster than that: the time does not measure the work.",
-           "{barcol}= yours as a share of {bar_long} at that shape."],
-    "zh": ["compile  = torch.compile(eager, dynamic=False)，每个形状重新编译。",
-           "TFLOPS   = 本题一次调用的浮点运算次数 / 时间。",
-           "% peak   = 你的 kernel 占 GPU 稠密 fp16 tensor core 峰值（{peak}）的比例；",
-           "           '!' = 比峰值还快：这个时间没有测到真正的工作。",
-           "{barcol}= 你的 TFLOPS 占同一形状下 {bar_long} 的比例。"],
-}
 
 
 def legend(result: dict, lang: str) -> list[str]:
-    from grader.reporting.i18n import pick
-
+    """The lines under the sweep's tables (texts.yaml coach.bench.legend, legend_flops): what each column means."""
     refs = [p for p in result["providers"] if p not in (CANDIDATE, EAGER, STATIC, DYNAMIC)]
     if result.get("flops"):
         peak, bar = result.get("peak_tflops"), result.get("bar") or EAGER
-        lines = [ln.format(peak=f"{peak:.0f} TFLOPS" if peak else "unknown: set DRILL_PEAK_TFLOPS",
-                           barcol=f"% {_short(bar, refs)}".ljust(9), bar_long=bar) for ln in pick(LEGEND_FLOPS, lang)]
+        unknown = catalog.text("coach.bench.peak_unknown", lang, var="DRILL_PEAK_TFLOPS")
+        lines = [ln.format(peak=f"{peak:.0f} TFLOPS" if peak else unknown, barcol=f"% {_short(bar, refs)}".ljust(9),
+                           bar_long=bar) for ln in catalog.entry("coach.bench.legend_flops")[lang].splitlines()]
         if result.get("eager_is"):
             lines.insert(0, f"eager    = {result['eager_is']}")
         return lines + [f"{_short(r, refs):9s}= {r}" for r in refs if _short(r, refs) != r]
     peak = result.get("peak_gbps")
-    parts = pick(LEGEND, lang)
     shown = ["compile"] * (STATIC in result["providers"]) + ["dynamic"] * (DYNAMIC in result["providers"]) + ["rest"]
-    lines = [ln.format(peak=f"{peak:.0f} GB/s" if peak else "unknown: set DRILL_PEAK_GBPS")
-             for part in shown for ln in parts[part]]
+    unknown = catalog.text("coach.bench.peak_unknown", lang, var="DRILL_PEAK_GBPS")
+    lines = [ln.format(peak=f"{peak:.0f} GB/s" if peak else unknown)
+             for part in shown for ln in catalog.entry(f"coach.bench.legend.{part}")[lang].splitlines()]
     lines += [f"{_short(r, refs):9s}= {r}" for r in refs if _short(r, refs) != r]
     kinds = sorted({(r.get("copy") or {}).get("kind") for r in result["rows"]} - {None})
     if kinds:
-        lines.append("copy won by: " + "; ".join(
-            f"{k} at " + ", ".join(r.get("label") or f"{r['n']:,}" for r in result["rows"]
-                                   if (r.get("copy") or {}).get("kind") == k)
-            for k in kinds))
+        won = [catalog.text("coach.bench.copy_won_at", lang, kind=k, at=", ".join(
+            r.get("label") or f"{r['n']:,}" for r in result["rows"] if (r.get("copy") or {}).get("kind") == k))
+            for k in kinds]
+        lines.append(catalog.text("coach.bench.copy_won", lang, kinds=catalog.text("coach.bench.copy_won_sep", lang)
+                                  .join(won)))
     return lines
 
 
@@ -228,7 +186,7 @@ def plot(result: dict, out: Path) -> str | None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return "matplotlib is not installed (pip install matplotlib); the table above has the same numbers"
+        return catalog.text("coach.bench.no_matplotlib", resolve_lang())
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
     if result.get("flops"):
         _plot_tflops(ax, result)
@@ -290,7 +248,7 @@ def child_main(a) -> int:
     result = {"drill": spec.name, "providers": [], "rows": [], "triton": triton.__version__,
               "torch": torch.__version__, "flops": spec.flops is not None}
     if not torch.cuda.is_available():
-        result["error"] = "no CUDA device"
+        result["error"] = catalog.text("check_details.no_cuda", resolve_lang())
         atomic_write_text(Path(a.out), json.dumps(result))
         return 2
     result["device_name"] = name = torch.cuda.get_device_name()
@@ -307,7 +265,8 @@ def child_main(a) -> int:
         mspec.loader.exec_module(module)
         entry = getattr(module, spec.entry)
     except Exception as e:  # noqa: BLE001
-        result["error"] = f"could not load `{spec.entry}` from the file: {type(e).__name__}: {e}"
+        result["error"] = catalog.text("coach.bench.cannot_load", resolve_lang(), entry=spec.entry,
+                                       type=type(e).__name__, message=e)
         atomic_write_text(Path(a.out), json.dumps(result))
         return 1
     sizes = [s if isinstance(s, int) else tuple(s) for s in json.loads(a.sizes)]
@@ -468,7 +427,7 @@ def _dynamic_sweep(spec, sizes, result, device: str = "cuda") -> None:
     result["dynamic_compiles_at"] = []
     rows = {r["n"]: r for r in result["rows"]}
     for n in sizes:
-        print(f"  bench: one compile swept over sizes, n={n:,}", file=sys.stderr, flush=True)
+        print("  " + catalog.text("progress.bench_sweep", resolve_lang(), n=f"{n:,}"), file=sys.stderr, flush=True)
         args = _inputs(spec, n, device)
         nbytes = rows[n]["bytes"]
         before = compiles()

@@ -29,6 +29,7 @@ import statistics
 import time
 from pathlib import Path
 
+from grader.core import catalog
 from grader.core.data import draw, numel_of, size_label
 from grader.families import registry
 
@@ -46,9 +47,8 @@ PEAK_GBPS = {"H200": 4800.0}
 
 # -- pure parts ----------------------------------------------------------------------------------------------------
 def median_of_medians(per_round: list[float]) -> float:
-    """The figure for one function: the median of its per-round do_bench medians."""
-    if not per_round:
-        raise ValueError("no timings")
+    """The figure for one function: the median of its per-round do_bench medians (no rounds: statistics' own
+    StatisticsError, a ValueError)."""
     return float(statistics.median(per_round))
 
 
@@ -164,10 +164,15 @@ def progress_writer():
         except (OSError, ValueError):
             stream = None
 
+    from grader.reporting.i18n import resolve_lang
+
+    lang = resolve_lang()  # the CLI's --lang, passed down as DRILL_LANG
+
     def say(msg: str) -> None:
         import sys
         try:
-            print(f"  timing: {msg}", file=stream or sys.stderr, flush=True)
+            print(catalog.text("progress.line", lang, text=catalog.from_english("progress", msg, lang)
+                               or msg), file=stream or sys.stderr, flush=True)
         except OSError:
             pass
     return say
@@ -252,7 +257,7 @@ def copy_bandwidth(n: int, device_name: str, say) -> tuple[float, bool]:
     cached = cached_bandwidth(path, device_name, n, torch.__version__)
     if cached:
         return cached, True
-    say(f"measuring copy bandwidth of this GPU once (x.clone() and a Triton copy of {n:,} floats)")
+    say(catalog.text("progress.copy_bandwidth", "en", n=f"{n:,}"))
     copy = best_copy(n, rounds=ROUNDS)
     bw = copy["gbps"] * 1e9
     store_bandwidth(path, device_name, n, torch.__version__, bw)
@@ -295,12 +300,12 @@ def graphed_or_plain(rows, say) -> tuple:
         try:
             bench_graphed_ms(fn, replays=2)
         except Exception as e:  # noqa: BLE001 - any capture failure means: time with the host included
-            say(f"{label}: not capturable in a CUDA graph ({type(e).__name__}); timing with do_bench, host included")
+            say(catalog.text("progress.not_capturable", "en", label=label, error=type(e).__name__))
             import torch
             if torch.cuda.is_available():
                 torch.cuda.synchronize()
-            return bench_ms, f"do_bench (host included): {label} could not be captured in a CUDA graph"
-    return bench_graphed_ms, "CUDA graph replay (device time)"
+            return bench_ms, catalog.text("check_details.method_plain", "en", label=label)
+    return bench_graphed_ms, catalog.text("check_details.method_graphed", "en")
 
 
 def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda", small: bool = True) -> dict:
@@ -348,7 +353,7 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda", 
         bench, method = graphed_or_plain(rows, say)
     per_round = {label: [] for label, _, _ in rows}
     for r in range(ROUNDS):
-        say(f"{size_label(size)}  round {r + 1}/{ROUNDS}")
+        say(catalog.text("progress.round", "en", at=size_label(size), r=r + 1, rounds=ROUNDS))
         for label, _, fn in rows:
             per_round[label].append(bench(fn))
     out = last.get("out")
@@ -397,7 +402,7 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda", 
 def _small_times(spec, entry, kwargs, device, say) -> dict:
     """Device time and host wall time per call at spec.small_size, the candidate beside eager (launch-bound?)."""
     small_n = numel_of(spec.small_size)
-    say(f"{size_label(spec.small_size)}: device time and host wall time per call")
+    say(catalog.text("progress.small_size", "en", at=size_label(spec.small_size)))
     small_args = draw(spec, spec.small_size, 12346, device, spec.bench_inputs)
     small = {"n": small_n, "at": size_label(spec.small_size), "device_us": {}, "wall_us": {}}
     fns = {role: fn for role, fn in timed_calls(spec, entry, small_args, kwargs).items() if role in (CANDIDATE, EAGER)}

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from grader.core import catalog
+
 
 class NotCheckedOnCPU(NotImplementedError):
     """Kernel code the interpreter cannot run as the GPU would: the call is left unchecked, not failed."""
@@ -115,7 +117,7 @@ def install() -> None:
 
     def create_atomic_rmw(self, rmw_op, ptr, val, *args, **kwargs):
         if is_bf16(val):
-            raise NotCheckedOnCPU("a bfloat16 atomic runs on the raw 16-bit patterns in Triton's interpreter")
+            raise NotCheckedOnCPU(catalog.text("check_details.bf16_atomic", "en"))
         return orig_rmw(self, rmw_op, ptr, val, *args, **kwargs)
 
     cls.create_atomic_rmw = create_atomic_rmw

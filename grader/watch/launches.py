@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 from contextlib import contextmanager
 
+from grader.core import catalog
 from grader.core.frames import learner_line
 from grader.core.meta import BLOCK_NAMES, block_along, block_of  # noqa: F401 - re-exported: launch records' readers
 
@@ -128,8 +129,8 @@ class LaunchRecorder:
             conflicts = set(kwargs) & {k for c in getattr(tuner, "_drill_all_configs", tuner.configs)
                                        for k in c.kwargs}
             if conflicts:
-                raise ConflictingMeta(f"Conflicting meta-parameters: {', '.join(sorted(conflicts))}."
-                                 " Make sure that you don't re-define auto-tuned symbols.")
+                raise ConflictingMeta(catalog.text("check_details.conflicting_meta", "en",
+                                                   names=", ".join(sorted(conflicts))))
             recorder.depth += 1
             try:
                 return orig_run(tuner, *args, **kwargs)

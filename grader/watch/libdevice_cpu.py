@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from grader.core import catalog
 from grader.watch.bf16_cpu import NotCheckedOnCPU, bf16_bits_to_f32, f32_to_bf16_bits
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -88,15 +89,15 @@ def _apply(name: str, fn, args, predicate: bool = False):
 
     tensors = [a for a in args if isinstance(a, tl.tensor)]
     if not tensors:
-        raise LibdeviceUnsupported(f"libdevice.{name} needs a tensor argument")
+        raise LibdeviceUnsupported(catalog.text("check_details.libdevice_no_tensor", "en", name=name))
     ref = max(tensors, key=lambda t: np.asarray(t.handle.data).ndim)
     elt = ref.dtype
     for t in tensors:  # the widest float type among the arguments decides the result type
         if t.dtype.is_fp64():
             elt = t.dtype
     if not elt.is_floating() and not predicate:
-        raise LibdeviceUnsupported(
-            f"libdevice.{name} on {elt} is not emulated under the interpreter; use {PORTABLE} instead")
+        raise LibdeviceUnsupported(catalog.text("check_details.libdevice_dtype", "en", name=name, dtype=elt,
+                                                portable=PORTABLE))
     values = []
     for a in args:
         if isinstance(a, tl.tensor):
@@ -128,9 +129,8 @@ def _make(name: str):
         fn, pred = PREDICATES[name], True
     else:
         def unsupported(*args, _name=name, **kwargs):
-            raise LibdeviceUnsupported(
-                f"libdevice.{_name} does not run in Triton's interpreter (no GPU here). "
-                f"Use a portable triton.language function ({PORTABLE}) or grade on a GPU.")
+            raise LibdeviceUnsupported(catalog.text("check_details.libdevice_missing", "en", name=_name,
+                                                    portable=PORTABLE))
         unsupported.__name__ = name
         return unsupported
 

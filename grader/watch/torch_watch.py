@@ -16,6 +16,7 @@ from __future__ import annotations
 import torch
 from torch.overrides import TorchFunctionMode
 
+from grader.core import catalog
 from grader.core.frames import learner_line
 from grader.watch.memory import Memory, span_elems
 
@@ -167,13 +168,15 @@ def check_size(func, name, args, kwargs, device: str, line: int | None) -> None:
     capacity = device_capacity(device)
     if capacity is None or nbytes <= capacity:
         return
-    where = f" at line {line}" if line else ""
-    kind = "available on this machine" if torch.device(device).type == "cpu" else "on the GPU in all"
-    raise ImpossibleAllocation(
-        f"torch.{name}{where} asks for {human_bytes(nbytes)} ({' x '.join(map(str, meta.shape)) or 'a scalar'} "
-        f"{str(meta.dtype).replace('torch.', '')}), more than the {human_bytes(capacity)} {kind}: no allocation "
-        f"that large can succeed. Check the size computed there (a product of the wrong dimensions, an element "
-        f"count used as a byte count, a block count where the length belongs)")
+    words = "check_details.alloc_"  # each field that is a phrase is a catalog text too: the report translates it
+    on = "cpu" if torch.device(device).type == "cpu" else "gpu"
+    raise ImpossibleAllocation(catalog.text(
+        f"{words}impossible", "en",
+        call=catalog.text(f"{words}call_at_line", "en", name=name, line=line) if line else
+        catalog.text(f"{words}call", "en", name=name),
+        asked=human_bytes(nbytes), shape=" x ".join(map(str, meta.shape)) or catalog.text(f"{words}scalar", "en"),
+        dtype=str(meta.dtype).replace("torch.", ""),
+        limit=catalog.text(f"{words}on_{on}", "en", capacity=human_bytes(capacity))))
 
 
 _CAPACITY: dict = {}
