@@ -33,7 +33,7 @@ def planted_files(tmp_path_factory, verdict_of):
 
 # Drills added on 2026-12-01 whose planted-mistake catalogs are not written yet: `drill start NAME --bug` says so
 # (test_start_bug_without_a_catalog_says_so). A drill added later must come with its catalog.
-NO_CATALOG_YET = {"conv2d", "graph-breaks", "custom-op"}
+NO_CATALOG_YET = {"graph-breaks", "custom-op"}
 
 
 def test_catalog_has_bugs_for_every_drill():
