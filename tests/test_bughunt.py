@@ -102,6 +102,21 @@ def test_compare_ignores_the_references_comments_and_docstrings():
     assert c == {"kind": "intended", "yours": [m["intended"][0]], "others": []}
 
 
+@pytest.mark.parametrize("drill,bug_id", [("softmax", "no-max-subtraction"),   # the patch took a line away
+                                           ("graph-breaks", "print-in-step"),    # the patch added a line
+                                           ("decode-attention", "kv-head-zero")])  # two lines changed
+def test_compare_the_reference_put_back_is_the_intended_fix(drill, bug_id):
+    """Restoring the reference is the intended fix, also where the patch deleted or inserted a line (comparing the
+    changed lines alone saw 'x = x - max' against 'x = x - max / num = exp(x)' and called it another fix)."""
+    m, p = planted_marker(drill, bug_id)
+    reference = drills.get_spec(drill).solution_path.read_text().splitlines()
+    assert compare.compare(m, reference)["kind"] == "intended"
+    lines = p.text.splitlines()
+    other = lines[:p.line - 1] + ["    pass"] + lines[max(p.lines):]
+    assert compare.compare(m, other)["kind"] == "other"
+    assert compare.compare(m, lines)["kind"] == "elsewhere"
+
+
 @pytest.mark.slow
 def test_grade_a_bug_file_counts_as_a_hunt_then_says_what_was_planted(run, tmp_path):
     assert run("start", "mask", "--bug").exit_code == 0

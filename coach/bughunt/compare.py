@@ -40,6 +40,24 @@ def compare(marker: dict, graded_lines: list[str]) -> dict:
     if not touched:
         kind = "elsewhere"
     else:
-        mine = [norm(x) for x in yours if norm(x)]
-        kind = "intended" if mine == [norm(x) for x in marker.get("intended") or [] if norm(x)] else "other"
+        kind = "intended" if restores_intended(marker, planted, b) else "other"
     return {"kind": kind, "yours": yours, "others": sorted(set(others))}
+
+
+def restores_intended(marker: dict, planted: list[str], graded: list[str]) -> bool:
+    """The graded file holds the intended lines where the planted ones were (normalised `graded`): the planted file
+    with its planted lines put back as the reference had them, diffed against the graded file, differs nowhere at or
+    next to those lines. A planted line the patch added (an inserted print) or one it took away (a deleted max
+    subtraction) counts as restored when the graded file reads as the reference there, which comparing the changed
+    lines alone cannot see."""
+    lines = marker.get("lines") or [marker["line"]]
+    lo, hi = min(lines), max(lines)
+    intended = [norm(x) for x in marker.get("intended") or []]
+    want = [norm(x) for x in planted[:lo - 1]] + intended + [norm(x) for x in planted[hi:]]
+    first, last = lo, lo + len(intended) - 1  # 1-based lines of `want` that the reference's lines fill
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(a=want, b=graded, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 + 1 <= last and i2 >= first or (i1 == i2 and first <= i1 + 1 <= last + 1):
+            return False
+    return True
