@@ -49,15 +49,21 @@ def restores_intended(marker: dict, planted: list[str], graded: list[str]) -> bo
     with its planted lines put back as the reference had them, diffed against the graded file, differs nowhere at or
     next to those lines. A planted line the patch added (an inserted print) or one it took away (a deleted max
     subtraction) counts as restored when the graded file reads as the reference there, which comparing the changed
-    lines alone cannot see."""
+    lines alone cannot see. `blocks` ([first, last, intended lines] per edited place) is in markers written since
+    a bug could edit more than one place; an older marker is one block."""
     lines = marker.get("lines") or [marker["line"]]
-    lo, hi = min(lines), max(lines)
-    intended = [norm(x) for x in marker.get("intended") or []]
-    want = [norm(x) for x in planted[:lo - 1]] + intended + [norm(x) for x in planted[hi:]]
-    first, last = lo, lo + len(intended) - 1  # 1-based lines of `want` that the reference's lines fill
+    blocks = marker.get("blocks") or [[min(lines), max(lines), marker.get("intended") or []]]
+    want, spans, at = [], [], 1  # `want`: the planted file with every block put back; spans: 1-based lines in it
+    for first, last, intended in sorted(blocks, key=lambda b: b[0]):
+        want += [norm(x) for x in planted[at - 1:first - 1]]
+        spans.append((len(want) + 1, len(want) + len(intended)))
+        want += [norm(x) for x in intended]
+        at = last + 1
+    want += [norm(x) for x in planted[at - 1:]]
     for tag, i1, i2, _, _ in difflib.SequenceMatcher(a=want, b=graded, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
-        if i1 + 1 <= last and i2 >= first or (i1 == i2 and first <= i1 + 1 <= last + 1):
-            return False
+        for first, last in spans:
+            if i1 + 1 <= last and i2 >= first or (i1 == i2 and first <= i1 + 1 <= last + 1):
+                return False
     return True
