@@ -3,9 +3,8 @@
 A bug is a named patch of the reference (`find` occurs exactly once; `replace` takes its place), with the category
 the grader must give the patched file (one of grader.judge.diagnose.CATEGORIES, or for a compile lab one of
 grader.families.compiled.ORDER), the part of the kernel it is in and an explanation and the intended fix in English
-and Chinese. Drills that share a solution (offsets, mask, grid and
-vector-add share vector_add.py) draw the bugs whose `hole` is one of theirs; a bug without `hole` is every such
-drill's. `also_ok` names another category that names the same mistake (as tests/submissions' `# also-ok:` lines).
+and Chinese. Drills that share a solution (offsets, mask, grid and vector-add share vector_add.py) draw the bugs
+whose `hole` is one of theirs; a bug without `hole` is every such drill's. `also_ok` names another category that names the same mistake (as tests/submissions' `# also-ok:` lines).
 `also` holds further find/replace edits of the same mistake where one edit cannot plant it (a race needs the shared
 buffer zeroed in the wrapper and the load-add-store in the kernel); the main edit's line is the one hints point at,
 and every edited line is a planted line.
