@@ -133,6 +133,10 @@ def test_a_bug_of_two_edits_plants_both_and_points_at_the_main_one():
     one = list(lines)
     one[p.blocks[1][0] - 1] = one[p.blocks[1][0] - 1].replace("torch.zeros", "torch.empty")
     assert compare.compare(m, one)["kind"] == "other"
+    from coach.bughunt import flow
+    assert flow.where(m) == f"{p.line}, {p.blocks[1][0]}"  # the hint's and the note's "line 49, 105"
+    assert flow.where(planted_marker("softmax", "no-max-subtraction")[0]) == str(
+        planted_marker("softmax", "no-max-subtraction")[1].line)
     stale = catalog.Bug(**{**bug.__dict__, "also": (("this text is not in the reference", "x"),)})
     with pytest.raises(catalog.CatalogError, match="occurs 0 times"):
         catalog.plant(stale, "layernorm")
