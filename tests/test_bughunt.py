@@ -137,6 +137,9 @@ def test_a_bug_of_two_edits_plants_both_and_points_at_the_main_one():
     assert flow.where(m) == f"{p.line}, {p.blocks[1][0]}"  # the hint's and the note's "line 49, 105"
     assert flow.where(planted_marker("softmax", "no-max-subtraction")[0]) == str(
         planted_marker("softmax", "no-max-subtraction")[1].line)
+    for bad in ("x", [[1]], [["a", 2, []]]):  # a state file edited by hand: one block, as an older marker
+        assert compare.compare({**m, "blocks": bad}, reference)["kind"] in ("intended", "other")
+        assert flow.where({**m, "blocks": bad}) == str(p.line)
     stale = catalog.Bug(**{**bug.__dict__, "also": (("this text is not in the reference", "x"),)})
     with pytest.raises(catalog.CatalogError, match="occurs 0 times"):
         catalog.plant(stale, "layernorm")

@@ -52,7 +52,11 @@ def restores_intended(marker: dict, planted: list[str], graded: list[str]) -> bo
     lines alone cannot see. `blocks` ([first, last, intended lines] per edited place) is in markers written since
     a bug could edit more than one place; an older marker is one block."""
     lines = marker.get("lines") or [marker["line"]]
-    blocks = marker.get("blocks") or [[min(lines), max(lines), marker.get("intended") or []]]
+    blocks = marker.get("blocks")
+    if not (isinstance(blocks, list) and blocks and all(
+            isinstance(b, list) and len(b) == 3 and isinstance(b[0], int) and isinstance(b[1], int)
+            and isinstance(b[2], list) for b in blocks)):  # an older marker, or a state file edited by hand
+        blocks = [[min(lines), max(lines), marker.get("intended") or []]]
     want, spans, at = [], [], 1  # `want`: the planted file with every block put back; spans: 1-based lines in it
     for first, last, intended in sorted(blocks, key=lambda b: b[0]):
         want += [norm(x) for x in planted[at - 1:first - 1]]

@@ -57,8 +57,10 @@ def record(store: Store, verdict, now: float | None = None) -> dict | None:
 
 def where(marker: dict) -> str:
     """The planted line, or the first line of each edited place for a mistake planted in more than one ("49, 105")."""
-    blocks = marker.get("blocks") or []
-    return ", ".join(str(b[0]) for b in blocks) if len(blocks) > 1 else str(marker["line"])
+    blocks = marker.get("blocks")
+    if isinstance(blocks, list) and len(blocks) > 1 and all(isinstance(b, list) and b for b in blocks):
+        return ", ".join(str(b[0]) for b in blocks)
+    return str(marker["line"])
 
 
 def note(marker: dict, verdict, lang: str) -> list[str]:
