@@ -1,11 +1,13 @@
 """Grade every planted mistake of drills/bugs/ and every slow version on this machine: does each planted file fail
 with its category, is each slow version correct with the count its question asks for, and what a grade costs.
 
-    PYTHONPATH=. python benchmarks/bughunt_catalog.py [--device cpu|cuda] [--out FILE.json]
+    PYTHONPATH=. python benchmarks/bughunt_catalog.py [--device cpu|cuda] [--drills A,B] [--no-slow] [--out FILE.json]
 
 One warm grading worker (as `drill grade --watch` and the tests use), one grade at a time. Prints the import floor
 (`python -c "import torch, triton"`) measured in the same run, and the load average, beside the grade times. With
 --device cuda (the H200) it also prints, per slow version, the speed gate's speed-up over eager beside the reference's.
+--drills keeps the bugs and slow versions of those drills only (several runs side by side share one machine's cores);
+--no-slow leaves the slow versions out.
 """
 from __future__ import annotations
 
@@ -33,12 +35,20 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--drills", default=None, help="comma-separated drill names (default: every drill)")
+    ap.add_argument("--no-slow", action="store_true", help="only the planted mistakes, not the slow versions")
     args = ap.parse_args()
+    only = set(args.drills.split(",")) if args.drills else None
+    unknown = (only or set()) - set(drills.names())
+    if unknown:
+        ap.error(f"unknown drill(s): {', '.join(sorted(unknown))}")
     rows, bad = [], 0
     floor = import_floor()
     with worker.warm(), tempfile.TemporaryDirectory() as d:
         for bug in catalog.all_bugs():
             drill = catalog.drills_for(bug)[0]
+            if only is not None and drill not in only:
+                continue
             p = catalog.plant(bug, drill)
             path = Path(d) / f"{bug.key.replace(':', '__')}.py"
             path.write_text(p.text, encoding="utf-8")
@@ -52,8 +62,10 @@ def main() -> int:
             print(f"{'ok ' if ok else 'BAD'} {bug.key:38s} want {bug.category:12s} got {got:12s} "
                   f"line {p.line}/{v.line}  {rows[-1]['grade_s']:.2f} s", flush=True)
         refs = {}
-        for s in slow.all_slow():
+        for s in [] if args.no_slow else slow.all_slow():
             drill = next(n for n in drills.names() if s in slow.slow_for(n))
+            if only is not None and drill not in only:
+                continue
             path = Path(d) / f"slow__{s.key.replace(':', '__')}.py"
             path.write_text(slow.text(s, drill), encoding="utf-8")
             t = time.monotonic()

@@ -128,6 +128,20 @@ def _target_of_next_row(logits, target, meta=None, ignore_index=IGNORE):
     return _mean_of(_lse(logits) - xy, valid)
 
 
+def _target_of_row0(logits, target, meta=None, ignore_index=IGNORE):
+    """Every row takes row 0's target (the target pointer without the row's offset): row r's loss is
+    lse_r - x[r, target[0]], or 0 when target[0] is ignore_index; the mean still divides by the true n_valid."""
+    import torch
+    t = logits.shape[0]
+    if t < 2:
+        return None
+    t0 = target.long()[:1].expand(t)
+    rows_valid = t0 != ignore_index
+    xy = logits.gather(1, _safe_target(t0, rows_valid)[:, None])[:, 0]
+    total = (_lse(logits) - xy).where(rows_valid, 0).sum()
+    return total / torch.tensor(float(_valid(target, ignore_index).sum()), dtype=torch.float64)
+
+
 def _mean_over_all_rows(logits, target, meta=None, ignore_index=IGNORE):
     """The valid rows' losses summed and divided by T: the ignored rows counted in the mean."""
     valid = _valid(target, ignore_index)
@@ -189,6 +203,8 @@ CE_MISTAKES = (
             name_zh="目标 logit 读成了 (T, V) logits 的第 target 个扁平元素，而不是第 r 行第 target 列"),
     Mistake("row r's loss uses row r + 1's target", "gather", _target_of_next_row, fix=FIX_GATHER,
             name_zh="第 r 行的 loss 用了第 r + 1 行的 target"),
+    Mistake("every row uses row 0's target (the target pointer without the row's offset)", "gather",
+            _target_of_row0, fix=FIX_GATHER, name_zh="每一行都用了第 0 行的 target（读 target 时没有加上行偏移）"),
     Mistake("the mean divided by T: the ignored rows are counted in the mean (divide by n_valid)", "ignore-index",
             _mean_over_all_rows, fix=FIX_MEAN, name_zh="均值除以了 T：被忽略的行也计入了均值（应除以 n_valid）"),
     Mistake("the ignored rows' log-sum-exp is added into the loss and the mean divided by T", "ignore-index",

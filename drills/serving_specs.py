@@ -709,6 +709,14 @@ def _stride_on_filter(x, w, meta, stride=1, padding=0):
     return _conv_taps(x, w, stride, padding, f, f)
 
 
+def _stride_on_both(x, w, meta, stride=1, padding=0):
+    """The stride on the output index and on the filter offset: h = p * stride - padding + r * stride (dilation)."""
+    if stride == 1:
+        return None
+    f = lambda i, t: i * stride - padding + t * stride  # noqa: E731
+    return _conv_taps(x, w, stride, padding, f, f)
+
+
 def _stride_ignored(x, w, meta, stride=1, padding=0):
     if stride == 1:
         return None
@@ -855,6 +863,9 @@ CONV_MISTAKES = (
     Mistake("the stride was applied to the filter offset (h = p - padding + r * stride), not to the output index",
             "indexing", _stride_on_filter, _CONV_INDEX_FIX,
             "stride 乘到了滤波器偏移上（h = p - padding + r * stride），而不是输出下标上"),
+    Mistake("the stride multiplied the filter offset as well as the output index (h = p * stride - padding + "
+            "r * stride): a dilated filter", "indexing", _stride_on_both, _CONV_INDEX_FIX,
+            "stride 既乘了输出下标，又乘了滤波器偏移（h = p * stride - padding + r * stride）：成了带 dilation 的滤波器"),
     Mistake("the input index was computed for stride 1 (h = p - padding + r): the stride was left out", "indexing",
             _stride_ignored, _CONV_INDEX_FIX, "输入下标按 stride 1 计算（h = p - padding + r）：漏了 stride"),
     Mistake("the padding enlarged the output but did not shift the input index (h = p * stride + r)", "indexing",

@@ -102,6 +102,49 @@ def test_compare_ignores_the_references_comments_and_docstrings():
     assert c == {"kind": "intended", "yours": [m["intended"][0]], "others": []}
 
 
+@pytest.mark.parametrize("drill,bug_id", [("softmax", "no-max-subtraction"),   # the patch took a line away
+                                           ("graph-breaks", "print-in-step"),    # the patch added a line
+                                           ("decode-attention", "kv-head-zero")])  # two lines changed
+def test_compare_the_reference_put_back_is_the_intended_fix(drill, bug_id):
+    """Restoring the reference is the intended fix, also where the patch deleted or inserted a line (comparing the
+    changed lines alone saw 'x = x - max' against 'x = x - max / num = exp(x)' and called it another fix)."""
+    m, p = planted_marker(drill, bug_id)
+    reference = drills.get_spec(drill).solution_path.read_text().splitlines()
+    assert compare.compare(m, reference)["kind"] == "intended"
+    lines = p.text.splitlines()
+    other = lines[:p.line - 1] + ["    pass"] + lines[max(p.lines):]
+    assert compare.compare(m, other)["kind"] == "other"
+    assert compare.compare(m, lines)["kind"] == "elsewhere"
+
+
+def test_a_bug_of_two_edits_plants_both_and_points_at_the_main_one():
+    """layernorm's race needs the partial buffers zeroed in the wrapper and a load-add-store in the kernel: both
+    places are planted lines, hints and the review point at the kernel's (the main edit), and putting the reference
+    back at both is the intended fix; a fix at one place only is another fix."""
+    bug = catalog.find("layernorm", "shared-row-no-lock")
+    assert bug.also
+    m, p = planted_marker("layernorm", "shared-row-no-lock")
+    lines = p.text.splitlines()
+    assert len(p.blocks) == 2 and p.line == p.blocks[0][0] < p.blocks[1][0]
+    assert "tl.load(PartialDW + cols" in lines[p.line - 1] and "torch.zeros" in lines[p.blocks[1][0] - 1]
+    assert set(p.lines) == {n for first, last, _ in p.blocks for n in range(first, last + 1)}
+    reference = drills.get_spec("layernorm").solution_path.read_text().splitlines()
+    assert compare.compare(m, reference)["kind"] == "intended"
+    one = list(lines)
+    one[p.blocks[1][0] - 1] = one[p.blocks[1][0] - 1].replace("torch.zeros", "torch.empty")
+    assert compare.compare(m, one)["kind"] == "other"
+    from coach.bughunt import flow
+    assert flow.where(m) == f"{p.line}, {p.blocks[1][0]}"  # the hint's and the note's "line 49, 105"
+    assert flow.where(planted_marker("softmax", "no-max-subtraction")[0]) == str(
+        planted_marker("softmax", "no-max-subtraction")[1].line)
+    for bad in ("x", [[1]], [["a", 2, []]]):  # a state file edited by hand: one block, as an older marker
+        assert compare.compare({**m, "blocks": bad}, reference)["kind"] in ("intended", "other")
+        assert flow.where({**m, "blocks": bad}) == str(p.line)
+    stale = catalog.Bug(**{**bug.__dict__, "also": (("this text is not in the reference", "x"),)})
+    with pytest.raises(catalog.CatalogError, match="occurs 0 times"):
+        catalog.plant(stale, "layernorm")
+
+
 @pytest.mark.slow
 def test_grade_a_bug_file_counts_as_a_hunt_then_says_what_was_planted(run, tmp_path):
     assert run("start", "mask", "--bug").exit_code == 0

@@ -1,10 +1,13 @@
 """The catalog of planted mistakes: drills/bugs/<solution stem>.yaml, one file per reference solution.
 
 A bug is a named patch of the reference (`find` occurs exactly once; `replace` takes its place), with the category
-the grader must give the patched file (one of grader.judge.diagnose.CATEGORIES), the part of the kernel it is in and
-an explanation and the intended fix in English and Chinese. Drills that share a solution (offsets, mask, grid and
-vector-add share vector_add.py) draw the bugs whose `hole` is one of theirs; a bug without `hole` is every such
-drill's. `also_ok` names another category that names the same mistake (as tests/submissions' `# also-ok:` lines).
+the grader must give the patched file (one of grader.judge.diagnose.CATEGORIES, or for a compile lab one of
+grader.families.compiled.ORDER), the part of the kernel it is in and an explanation and the intended fix in English
+and Chinese. Drills that share a solution (offsets, mask, grid and vector-add share vector_add.py) draw the bugs
+whose `hole` is one of theirs; a bug without `hole` is every such drill's. `also_ok` names another category that names the same mistake (as tests/submissions' `# also-ok:` lines).
+`also` holds further find/replace edits of the same mistake where one edit cannot plant it (a race needs the shared
+buffer zeroed in the wrapper and the load-add-store in the kernel); the main edit's line is the one hints point at,
+and every edited line is a planted line.
 
 `plant(bug, drill)` writes the file a learner gets: the patched reference without its comments and docstrings (they
 explain the correct code and would point at the change), headed `# drill: NAME`. The planted line is where the
@@ -45,6 +48,7 @@ class Bug:
     hole: str | None = None      # drills sharing a solution: which of them draw it (None: all)
     need: int | None = None      # key points a fix sentence must show (default: half, rounded up)
     also_ok: tuple = ()          # another category that names the same mistake (as tests/submissions' `also-ok`)
+    also: tuple = ()             # further ((find, replace), ...) edits of the same mistake, elsewhere in the file
 
     @property
     def key(self) -> str:
@@ -60,6 +64,7 @@ class Planted:
     lines: tuple                 # every line of the replacement (any of them is the planted line)
     intended: tuple              # the reference's lines that the replacement took the place of, cleaned
     planted: tuple               # the planted lines themselves, as in `text`
+    blocks: tuple = ()           # ((first, last, intended lines), ...): each edited place of `text`, main edit first
 
     def code(self, n: int | None = None) -> str:
         return self.text.splitlines()[(n or self.line) - 1].strip()
@@ -79,7 +84,8 @@ def load_file(path: Path) -> tuple:
         out.append(Bug(id=b["id"], solution=solution, category=b["category"], find=b["find"],
                        replace=b["replace"], part=b.get("part") or {}, explain=b.get("explain") or {},
                        fix=b.get("fix") or {}, rubric=b.get("rubric") or [], hole=b.get("hole"), need=b.get("need"),
-                       also_ok=tuple(b.get("also_ok") or ())))
+                       also_ok=tuple(b.get("also_ok") or ()),
+                       also=tuple((e["find"], e["replace"]) for e in b.get("also") or ())))
     return tuple(out)
 
 
@@ -139,38 +145,63 @@ def clean(source: str) -> tuple[list[str], dict]:
     return out, mapping
 
 
-def patch(reference: str, bug: Bug) -> tuple[str, int, int]:
-    """The reference with the bug's edit: (text, first line, last line) of the replacement. CatalogError when the
-    `find` text is not in the reference exactly once."""
-    n = reference.count(bug.find)
+def _edit(text: str, find: str, replace: str, bug: Bug) -> tuple[str, int, int, int]:
+    """One find/replace of TEXT: (new text, first line, last line of the replacement, lines added)."""
+    n = text.count(find)
     if n != 1:
         raise CatalogError(f"bug {bug.key}: its `find` text occurs {n} times in solutions/{bug.solution} "
                            f"(must be once); update drills/bugs/{Path(bug.solution).stem}.yaml")
-    at = reference.index(bug.find)
-    first = reference.count("\n", 0, at) + 1
-    text = reference[:at] + bug.replace + reference[at + len(bug.find):]
-    last = first + max(0, bug.replace.rstrip("\n").count("\n"))
+    at = text.index(find)
+    first = text.count("\n", 0, at) + 1
+    last = first + max(0, replace.rstrip("\n").count("\n"))
+    return text[:at] + replace + text[at + len(find):], first, last, replace.count("\n") - find.count("\n")
+
+
+def patch(reference: str, bug: Bug) -> tuple[str, int, int]:
+    """The reference with the bug's edit: (text, first line, last line) of the replacement. CatalogError when the
+    `find` text is not in the reference exactly once."""
+    text, first, last, _ = _edit(reference, bug.find, bug.replace, bug)
     return text, first, last
+
+
+def _patch_all(reference: str, bug: Bug) -> tuple[str, list]:
+    """Every edit of the bug, main first: (text, [(first, last, find's first line in the reference, find's last
+    line in the reference), ...]) with the first/last lines in the final text."""
+    edits = [(bug.find, bug.replace)] + list(bug.also)
+    text, places = reference, []
+    for find, replace in edits:
+        if reference.count(find) != 1:  # each `find` is text of the reference itself
+            _edit(reference, find, replace, bug)
+        text, first, last, added = _edit(text, find, replace, bug)
+        at = reference.index(find)
+        f_first = reference.count("\n", 0, at) + 1
+        places = [(a + added if a > first else a, b + added if a > first else b, fa, fb) for a, b, fa, fb in places]
+        places.append((first, last, f_first, f_first + max(0, find.rstrip("\n").count("\n"))))
+    return text, places
 
 
 def plant(bug: Bug, drill: str) -> Planted:
     spec = drills.get_spec(drill)
     reference = spec.solution_path.read_text(encoding="utf-8")
-    text, first, last = patch(reference, bug)
+    text, places = _patch_all(reference, bug)
     try:
         lines, mapping = clean(text)
     except SyntaxError as e:
         raise CatalogError(f"bug {bug.key}: the patched solutions/{bug.solution} does not parse ({e.msg}, line "
                            f"{e.lineno}); update drills/bugs/{Path(bug.solution).stem}.yaml") from None
-    planted = sorted({mapping[i] for i in range(first, last + 1) if i in mapping})
-    if not planted:
-        raise CatalogError(f"bug {bug.key}: the replacement leaves no code line")
-    lines = [f"# drill: {drill}"] + lines
-    planted = [n + 1 for n in planted]
     ref_lines, ref_map = clean(reference)
-    f_first = first
-    f_last = first + max(0, bug.find.rstrip("\n").count("\n"))
-    intended = tuple(ref_lines[ref_map[i] - 1].strip() for i in range(f_first, f_last + 1) if i in ref_map)
+    lines = [f"# drill: {drill}"] + lines
+    blocks, planted_all, intended_all = [], [], []
+    for first, last, f_first, f_last in places:
+        planted = sorted({mapping[i] + 1 for i in range(first, last + 1) if i in mapping})
+        if not planted:
+            raise CatalogError(f"bug {bug.key}: the replacement leaves no code line")
+        intended = tuple(ref_lines[ref_map[i] - 1].strip() for i in range(f_first, f_last + 1) if i in ref_map)
+        blocks.append((planted[0], planted[-1], intended))
+        planted_all += planted
+        intended_all += intended
     body = "\n".join(lines) + "\n"
-    return Planted(bug=bug, drill=drill, text=body, line=planted[0], lines=tuple(planted), intended=intended,
-                   planted=tuple(lines[n - 1].strip() for n in planted))
+    main = blocks[0]
+    return Planted(bug=bug, drill=drill, text=body, line=main[0], lines=tuple(planted_all),
+                   intended=tuple(intended_all), planted=tuple(lines[n - 1].strip() for n in planted_all),
+                   blocks=tuple(blocks))

@@ -40,6 +40,34 @@ def compare(marker: dict, graded_lines: list[str]) -> dict:
     if not touched:
         kind = "elsewhere"
     else:
-        mine = [norm(x) for x in yours if norm(x)]
-        kind = "intended" if mine == [norm(x) for x in marker.get("intended") or [] if norm(x)] else "other"
+        kind = "intended" if restores_intended(marker, planted, b) else "other"
     return {"kind": kind, "yours": yours, "others": sorted(set(others))}
+
+
+def restores_intended(marker: dict, planted: list[str], graded: list[str]) -> bool:
+    """The graded file holds the intended lines where the planted ones were (normalised `graded`): the planted file
+    with its planted lines put back as the reference had them, diffed against the graded file, differs nowhere at or
+    next to those lines. A planted line the patch added (an inserted print) or one it took away (a deleted max
+    subtraction) counts as restored when the graded file reads as the reference there, which comparing the changed
+    lines alone cannot see. `blocks` ([first, last, intended lines] per edited place) is in markers written since
+    a bug could edit more than one place; an older marker is one block."""
+    lines = marker.get("lines") or [marker["line"]]
+    blocks = marker.get("blocks")
+    if not (isinstance(blocks, list) and blocks and all(
+            isinstance(b, list) and len(b) == 3 and isinstance(b[0], int) and isinstance(b[1], int)
+            and isinstance(b[2], list) for b in blocks)):  # an older marker, or a state file edited by hand
+        blocks = [[min(lines), max(lines), marker.get("intended") or []]]
+    want, spans, at = [], [], 1  # `want`: the planted file with every block put back; spans: 1-based lines in it
+    for first, last, intended in sorted(blocks, key=lambda b: b[0]):
+        want += [norm(x) for x in planted[at - 1:first - 1]]
+        spans.append((len(want) + 1, len(want) + len(intended)))
+        want += [norm(x) for x in intended]
+        at = last + 1
+    want += [norm(x) for x in planted[at - 1:]]
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(a=want, b=graded, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        for first, last in spans:
+            if i1 + 1 <= last and i2 >= first or (i1 == i2 and first <= i1 + 1 <= last + 1):
+                return False
+    return True

@@ -55,6 +55,14 @@ def record(store: Store, verdict, now: float | None = None) -> dict | None:
                                   now)
 
 
+def where(marker: dict) -> str:
+    """The planted line, or the first line of each edited place for a mistake planted in more than one ("49, 105")."""
+    blocks = marker.get("blocks")
+    if isinstance(blocks, list) and len(blocks) > 1 and all(isinstance(b, list) and b for b in blocks):
+        return ", ".join(str(b[0]) for b in blocks)
+    return str(marker["line"])
+
+
 def note(marker: dict, verdict, lang: str) -> list[str]:
     """The lines printed after a passing grade of a bug file: which mistake, where, and the learner's fix against the
     intended one. Empty for a failing grade (the report says what is still wrong) and for a bug that is gone from
@@ -65,7 +73,7 @@ def note(marker: dict, verdict, lang: str) -> list[str]:
     if bug is None:
         return []
     c = compare(marker, list(verdict.source_lines))
-    lines = [tr("found", lang, line=marker["line"], category=marker["category"], explain=pick(bug.explain, lang))]
+    lines = [tr("found", lang, line=where(marker), category=marker["category"], explain=pick(bug.explain, lang))]
     lines += [tr("planted_was", lang, code=" / ".join(marker["planted"])),
               tr("intended_is", lang, code=" / ".join(marker["intended"]))]
     if c["kind"] == "intended":
@@ -73,7 +81,7 @@ def note(marker: dict, verdict, lang: str) -> list[str]:
     elif c["kind"] == "other":
         lines += [tr("yours_is", lang, code=" / ".join(c["yours"]) or "—"), tr("fix_other", lang, fix=pick(bug.fix, lang))]
     else:
-        lines.append(tr("fix_elsewhere", lang, line=marker["line"], where=", ".join(map(str, c["others"])) or "—",
+        lines.append(tr("fix_elsewhere", lang, line=where(marker), where=", ".join(map(str, c["others"])) or "—",
                         fix=pick(bug.fix, lang)))
     if c["kind"] != "elsewhere" and c["others"]:
         lines.append(tr("also_changed", lang, where=", ".join(map(str, c["others"]))))
@@ -97,7 +105,7 @@ def hint(store: Store, drill: str, reset: bool, lang: str) -> bool:
         if bug is None:
             return False
         steps = [tr("hint_part", lang, part=pick(bug.part, lang)),
-                 tr("hint_line", lang, line=marker["line"], code=" / ".join(marker["planted"])),
+                 tr("hint_line", lang, line=where(marker), code=" / ".join(marker["planted"])),
                  tr("hint_what", lang, explain=pick(bug.explain, lang))]
         if reset:
             marker["hints_seen"] = 0

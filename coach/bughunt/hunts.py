@@ -58,8 +58,8 @@ def open_hunt(state: dict, path: str, planted: catalog.Planted, now: float) -> d
     s = section(state)
     marker = {"drill": planted.drill, "bug": planted.bug.id, "category": planted.bug.category,
               "line": planted.line, "lines": list(planted.lines), "planted": list(planted.planted),
-              "intended": list(planted.intended), "text": planted.text, "at": now, "hints_seen": 0, "graded": 0,
-              "fixed_at": None}
+              "intended": list(planted.intended), "blocks": [[a, b, list(i)] for a, b, i in planted.blocks],
+              "text": planted.text, "at": now, "hints_seen": 0, "graded": 0, "fixed_at": None}
     s["files"][path] = marker
     if len(s["files"]) > KEEP_FILES:
         for old in sorted(s["files"], key=lambda p: s["files"][p].get("at") or 0)[:len(s["files"]) - KEEP_FILES]:
