@@ -335,7 +335,7 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda", 
     n_copy = n if n * 4 <= 8 * fused_bytes else max(1, int(fused_bytes) // 8)
     bw, bw_cached = (None, False) if flops else copy_bandwidth(n_copy, device_name, say)
 
-    # An entry that may overwrite an input with its gradient (a check's `in_place`: Liger's cross-entropy writes
+    # An entry that may overwrite an input with its gradient (a check's `in_place`: Liger's fused loss writes
     # over the logits) leaves the inputs spoilt after the timed steps: its values are checked on fresh copies.
     in_place = bool(getattr(spec.grads, "in_place", None)) if spec.grads is not None else False
     pristine = [a.detach().clone() if isinstance(a, torch.Tensor) else a for a in args] if in_place else None
