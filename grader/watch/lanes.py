@@ -14,6 +14,7 @@ import numpy as np
 import triton.language as tl
 from triton.runtime.interpreter import TensorHandle
 
+from grader.core.arrays import unique
 from grader.core.frames import learner_line
 from grader.watch.access import describe as describe_access
 from grader.watch.memory import Memory
@@ -166,7 +167,7 @@ class LaneChecker:
         if not masked.size:
             return
         owners = self.memory.owners(masked)
-        for idx in np.unique(owners[owners >= 0]):
+        for idx in unique(owners[owners >= 0]):
             r = self.memory.regions[int(idx)]
             hit = masked[owners == idx]
             r.masked.append(((hit - np.uint64(r.start)) // np.uint64(r.elsize)).astype(np.int64))
