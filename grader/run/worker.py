@@ -309,10 +309,12 @@ WARM_IMPORTS = ("torch", "triton", "triton.language", "triton.runtime.interprete
                 "grader.watch.memory", "grader.watch.torch_watch", "grader.watch.interp_compat", "grader.watch.bf16_cpu", "grader.watch.interp_speed",
                 "grader.watch.libdevice_cpu", "grader.speed.timing", "grader.run.budget", "grader.families.registry", "grader.watch.compile_check",
                 "triton.testing", "triton.runtime.autotuner", "triton.compiler.compiler", "triton.backends.compiler",
-                # imported by every grade, or every training grade, on first use: once here instead of in each fork
-                # (texts.yaml parsed by grader.core.catalog, ~0.1 s a grade; torch.autograd.grad imports sympy through
-                # symbolic_shapes, ~0.3 s a training grade)
-                "grader.intake.static", "grader.core.catalog", "torch.fx.experimental.symbolic_shapes")
+                # imported by every grade on first use: once here instead of in each fork (texts.yaml, parsed by
+                # grader.core.catalog, ~0.1 s a grade)
+                "grader.intake.static", "grader.core.catalog")
+# torch's own modules that a grade imports on first use, imported here when this torch has them (best effort):
+# torch.autograd.grad imports symbolic_shapes, and sympy with it, in every training grade (~0.3 s a grade).
+OPTIONAL_WARM_IMPORTS = ("torch.fx.experimental.symbolic_shapes",)
 
 
 def thread_count() -> int:
@@ -333,6 +335,11 @@ def serve(sock: socket.socket) -> int:
             importlib.import_module(name)
         importlib.import_module("grader.families.registry").families()  # every rule module, once for all forks
         importlib.import_module("grader.core.catalog").load()              # texts.yaml, read once for all forks
+        extra = []
+        for name in OPTIONAL_WARM_IMPORTS:
+            with contextlib.suppress(Exception):
+                importlib.import_module(name)
+                extra.append(name)
     except BaseException as e:  # noqa: BLE001 - reported to the parent, which grades cold
         _send(sock, {"ready": False, "error": f"import failed: {type(e).__name__}: {e}"[:500]})
         return 1
@@ -350,7 +357,7 @@ def serve(sock: socket.socket) -> int:
     gc.freeze()   # the imported world is never collected: forks neither scan it nor copy its pages for the GC
     _send(sock, {"ready": True, "pid": os.getpid(), "imports_s": round(time.perf_counter() - started, 3),
                  "torch": torch.__version__, "cuda_initialized": bool(torch.cuda.is_initialized()),
-                 "threads": threads, "interpret": interpret, "tl_sum": type(tl.sum).__name__})
+                 "threads": threads, "interpret": interpret, "tl_sum": type(tl.sum).__name__, "optional_imports": extra})
     live: dict[int, tuple[int, int | None]] = {}   # pid -> (request id, pidfd)
     sel = selectors.DefaultSelector()
     sel.register(sock, selectors.EVENT_READ, "request")
