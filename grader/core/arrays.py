@@ -2,8 +2,8 @@
 
 numpy 2.4's np.unique hashes: 55 us for 1,100 element indices, 1.3 ms for 8,192 and 0.2-0.25 s for 143,000 on this
 project's 2-core machine (2026-12-01, timeit), where a sort takes 4.6 us, 26 us and 0.6-3 ms. A grade calls it for
-every program's stores: 4.3 s of a normalisation backward's 33 s grade under cProfile (docs/grader.md, the suite's time). `unique` is np.unique by sorting: the same values in the same (ascending)
-order, for 1-D integer arrays."""
+every program's stores: 4.3 s of a normalisation backward's 33 s grade under cProfile (docs/grader.md, the suite's
+time). `unique` is np.unique by sorting: the same values in the same (ascending) order, for integer arrays."""
 from __future__ import annotations
 
 import numpy as np
