@@ -1,5 +1,9 @@
+import hashlib
+import heapq
+import itertools
 import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -30,47 +34,150 @@ def drill_home(tmp_path, monkeypatch):
 
 
 class Verdicts:
-    """runner.grade for the shipped files (tests/submissions, solutions/): each (file content, arguments) is graded
-    once per session and the same verdict handed to every test that asks (grades are deterministic: fixed seeds);
-    several test files check different things about the same verdict, and none is weaker for sharing it.
+    """runner.grade for the shipped files (tests/submissions, solutions/, planted bugs, slow versions): each (file,
+    content, arguments) is graded once per session and the same verdict handed to every test that asks (grades are
+    deterministic: fixed seeds, a counted clock); several test files check different things about the same verdict,
+    and none is weaker for sharing it.
 
-    `prefetch` queues a module's grades up front; GRADE_THREADS of them run at a time (each is a fork of the warm
-    worker, single-threaded: two keep a 2-core machine busy while the tests wait for their verdicts)."""
+    GRADE_THREADS grades run in the background at a time (each a fork of the warm worker, single-threaded), taken
+    in order of priority: every test module's `shipped_grades` is queued when the session starts, in the order the
+    modules run (`queue_shipped_grades` below), so the machine grades while the other tests run. A test that asks
+    for a verdict no thread has started grades it at once on its own thread instead of waiting its turn."""
+
+    NOW = float("-inf")
 
     def __init__(self, threads: int):
-        from concurrent.futures import ThreadPoolExecutor
-        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="grade")
-        self.futures: dict = {}
+        self.cond = threading.Condition()
+        self.jobs: dict = {}          # key -> Job
+        self.heap: list = []          # (priority, order, key); a job may be listed twice, the first pop wins
+        self.order = itertools.count()
+        self.closed = False
+        self.threads = [threading.Thread(target=self._work, name=f"grade_{i}", daemon=True) for i in range(threads)]
+        for t in self.threads:
+            t.start()
 
-    def _submit(self, path, drill=None, device="cpu", seed=0, timeout=None):
-        import hashlib
-
-        from grader.run import runner
+    @staticmethod
+    def _request(path, drill=None, device="cpu", seed=0, timeout=None):
         from grader.intake.static import drill_of
 
         path = Path(path).resolve()
         data = path.read_bytes()
         drill = drill or drill_of(data.decode("utf-8", "replace"))  # the file's own `# drill:` line: same grade
         key = (str(path), hashlib.sha256(data).hexdigest(), drill, device, seed, timeout)
-        if key not in self.futures:
-            self.futures[key] = self.pool.submit(runner.grade, path, drill=drill, device=device, seed=seed,
-                                                 timeout=timeout)
-        return self.futures[key]
+        return key, dict(drill=drill, device=device, seed=seed, timeout=timeout)
+
+    def _submit(self, path, priority, **kwargs):
+        key, args = self._request(path, **kwargs)
+        with self.cond:
+            job = self.jobs.get(key)
+            if job is None:
+                job = self.jobs[key] = Job(Path(key[0]), args)
+            if job.started or priority >= job.priority:
+                return job
+            job.priority = priority
+            if priority != self.NOW:
+                heapq.heappush(self.heap, (priority, next(self.order), key))
+                self.cond.notify()
+            return job
 
     def __call__(self, path, **kwargs):
-        return self._submit(path, **kwargs).result()
+        job = self._submit(path, self.NOW, **kwargs)
+        with self.cond:
+            mine = not job.started
+            job.started = True
+        if mine:  # nobody has started it: grade it here rather than wait behind the queue
+            job.run()
+        return job.future.result()
 
-    def prefetch(self, requests) -> None:
-        """[(path, kwargs)]: start grading these now, in the background."""
+    def prefetch(self, requests, priority: float = -1.0) -> None:
+        """[(path, kwargs)]: grade these in the background, ahead of what the session queued at its start."""
         for path, kwargs in requests:
-            self._submit(path, **kwargs)
+            self._submit(path, priority, **kwargs)
+
+    def _work(self) -> None:
+        while True:
+            with self.cond:
+                while not self.closed and not self.heap:
+                    self.cond.wait()
+                if self.closed:
+                    return
+                _, _, key = heapq.heappop(self.heap)
+                job = self.jobs[key]
+                if job.started:
+                    continue
+                job.started = True
+            job.run()
+
+    def close(self) -> None:
+        """Queued grades are dropped; running ones finish (their children end with the warm worker)."""
+        with self.cond:
+            self.closed = True
+            for job in self.jobs.values():
+                if not job.started:
+                    job.future.cancel()
+            self.cond.notify_all()
+        for t in self.threads:
+            t.join()
+
+
+class Job:
+    def __init__(self, path: Path, args: dict):
+        from concurrent.futures import Future
+
+        self.path, self.args = path, args
+        self.future: Future = Future()
+        self.priority = float("inf")
+        self.started = False
+
+    def run(self) -> None:
+        from grader.run import runner
+
+        if not self.future.set_running_or_notify_cancel():
+            return
+        try:
+            self.future.set_result(runner.grade(self.path, **self.args))
+        except BaseException as e:  # noqa: BLE001 - handed to the test that asks, as runner.grade raised it
+            self.future.set_exception(e)
 
 
 GRADE_THREADS = int(os.environ.get("DRILL_TEST_GRADE_THREADS", min(2, os.cpu_count() or 1)))
+MODULES = pytest.StashKey[list]()
+
+
+def pytest_collection_finish(session):
+    """The test modules in the order they will run (for queue_shipped_grades)."""
+    modules = []
+    for item in session.items:
+        module = getattr(item, "module", None)
+        if module is not None and module not in modules:
+            modules.append(module)
+    session.stash[MODULES] = modules
 
 
 @pytest.fixture(scope="session")
 def verdict_of(grading_worker):
     verdicts = Verdicts(GRADE_THREADS)
     yield verdicts
-    verdicts.pool.shutdown(wait=True, cancel_futures=True)
+    verdicts.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def queue_shipped_grades(request, verdict_of, tmp_path_factory):
+    """Every collected module's `shipped_grades(tmp_path_factory) -> [(path, kwargs)]` is queued now, module by
+    module in the order they run: the grades of later modules are done while earlier modules' other tests run."""
+    for priority, module in enumerate(request.session.stash.get(MODULES, [])):
+        shipped = getattr(module, "shipped_grades", None)
+        if shipped is not None:
+            for path, kwargs in shipped(tmp_path_factory):
+                verdict_of._submit(path, priority, **kwargs)
+    yield
+
+
+def session_file(tmp_path_factory, folder: str, name: str, text: str) -> Path:
+    """A generated file graded once per session: the same path whichever fixture or test asks for it (the
+    verdict's key includes the path), written only when missing or changed."""
+    path = tmp_path_factory.getbasetemp() / folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    return path

@@ -30,9 +30,9 @@ def test_every_new_category_has_a_known_wrong_submission():
     assert "pass" in expected
 
 
-@pytest.fixture(scope="module", autouse=True)
-def graded_in_the_background(verdict_of):
-    verdict_of.prefetch([(drills.get_spec(n).solution_path, {"drill": n, "device": "cpu"}) for n in DRILLS])
+def shipped_grades(tmp_path_factory):
+    """Queued when the session starts (tests/conftest.py)."""
+    return [(drills.get_spec(n).solution_path, {"drill": n, "device": "cpu"}) for n in DRILLS]
 
 
 @pytest.mark.slow

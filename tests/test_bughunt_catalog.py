@@ -8,6 +8,7 @@ import pytest
 
 import drills
 from coach.bughunt import catalog
+from conftest import session_file
 from grader.families.compiled import ORDER as COMPILE_LAB_CATEGORIES
 from grader.judge.diagnose import CATEGORIES
 
@@ -20,18 +21,20 @@ def first_drill(bug):
     return catalog.drills_for(bug)[0]
 
 
+def planted(tmp_path_factory) -> dict:
+    """Each bug planted once (for the first drill that draws it), written to a file of the session."""
+    return {bug.key: session_file(tmp_path_factory, "bugs", f"{bug.key.replace(':', '__')}.py",
+                                  catalog.plant(bug, first_drill(bug)).text) for bug in BUGS}
+
+
+def shipped_grades(tmp_path_factory):
+    """Queued when the session starts (tests/conftest.py): graded in the background."""
+    return [(path, {"device": "cpu"}) for path in planted(tmp_path_factory).values()]
+
+
 @pytest.fixture(scope="module")
-def planted_files(tmp_path_factory, verdict_of):
-    """Each bug planted once (for the first drill that draws it), written to a file; all graded in the background."""
-    folder = tmp_path_factory.mktemp("bugs")
-    files = {}
-    for bug in BUGS:
-        p = catalog.plant(bug, first_drill(bug))
-        path = folder / f"{bug.key.replace(':', '__')}.py"
-        path.write_text(p.text, encoding="utf-8")
-        files[bug.key] = path
-    verdict_of.prefetch([(path, {"device": "cpu"}) for path in files.values()])
-    return files
+def planted_files(tmp_path_factory):
+    return planted(tmp_path_factory)
 
 
 # Drills whose planted-mistake catalogs are not written yet: `drill start NAME --bug` says so

@@ -8,6 +8,7 @@ from rich.console import Console
 
 import drills
 from coach.bughunt import slow
+from conftest import session_file
 
 SLOW = slow.all_slow()
 # The no-tensor-cores version is the speed gate's known-slow matmul, checked on the GPU by benchmarks/tensor_cores.py;
@@ -19,18 +20,21 @@ def drill_of(s):
     return next(n for n in drills.names() if s in slow.slow_for(n))
 
 
+def written(tmp_path_factory) -> dict:
+    """Each graded slow version written to a file of the session."""
+    return {s.key: session_file(tmp_path_factory, "slow", f"{s.key.replace(':', '__')}.py", slow.text(s, drill_of(s)))
+            for s in GRADED}
+
+
+def shipped_grades(tmp_path_factory):
+    """Queued when the session starts (tests/conftest.py): the slow versions and the references they beat."""
+    return [(p, {"device": "cpu"}) for p in written(tmp_path_factory).values()] + \
+        [(drills.get_spec(n).solution_path, {"drill": n, "device": "cpu"}) for n in slow.drills_with_slow()]
+
+
 @pytest.fixture(scope="module")
-def slow_files(tmp_path_factory, verdict_of):
-    folder = tmp_path_factory.mktemp("slow")
-    files = {}
-    for s in GRADED:
-        path = folder / f"{s.key.replace(':', '__')}.py"
-        path.write_text(slow.text(s, drill_of(s)), encoding="utf-8")
-        files[s.key] = path
-    verdict_of.prefetch([(p, {"device": "cpu"}) for p in files.values()] +
-                        [(drills.get_spec(n).solution_path, {"drill": n, "device": "cpu"})
-                         for n in slow.drills_with_slow()])
-    return files
+def slow_files(tmp_path_factory):
+    return written(tmp_path_factory)
 
 
 def test_the_timed_drills_have_slow_versions_and_each_is_well_formed():

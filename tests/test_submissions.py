@@ -35,11 +35,11 @@ def grade_args(path, expected) -> dict:
     return {"device": "cpu", "timeout": 5 if expected == "timeout" else None}  # a hang is a hang: 5 s shows it
 
 
-@pytest.fixture(scope="module", autouse=True)
-def graded_in_the_background(verdict_of):
-    """Every grade of this module starts now (two at a time); each test waits for its own verdict."""
-    verdict_of.prefetch([(p.values[0], grade_args(*p.values)) for p in submissions()] +
-                        [(drills.get_spec(n).solution_path, {"drill": n, "device": "cpu"}) for n in drills.names()])
+def shipped_grades(tmp_path_factory):
+    """Every grade of this module, queued when the session starts (tests/conftest.py); each test waits for its own
+    verdict."""
+    return [(p.values[0], grade_args(*p.values)) for p in submissions()] + \
+        [(drills.get_spec(n).solution_path, {"drill": n, "device": "cpu"}) for n in drills.names()]
 
 
 @pytest.mark.slow

@@ -9,6 +9,15 @@ from grader.reporting import report
 WILD = Path(__file__).parent / "submissions" / "wild"
 
 
+USED = ("autotune_conflicting_meta.py", "va_output_no_device.py", "transpose_returns_view.py", "va_2d_grid_for_1d.py",
+        "va_returns_x.py", "rowsum_row_times_block.py", "va_atomic_unmasked.py", "rowsum_split_atomic.py")
+
+
+def shipped_grades(tmp_path_factory):
+    """Queued when the session starts (tests/conftest.py)."""
+    return [(WILD / name, {"device": "cpu"}) for name in USED]
+
+
 @pytest.fixture
 def grade(verdict_of):
     """A wild submission's verdict (graded once per session: test_submissions checks the same files)."""

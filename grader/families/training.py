@@ -244,6 +244,8 @@ def find_race(memory, launches: list[dict]) -> dict | None:
     lost. Interpreter evidence (the lane checker records every stored element with its program)."""
     import numpy as np
 
+    from grader.core.arrays import unique
+
     atomic_launches = {launch for r in memory.regions for launch, _, _, atomic in r.stored if atomic}
     for r in memory.regions:
         if r.kind != "alloc":
@@ -255,7 +257,7 @@ def find_race(memory, launches: list[dict]) -> dict | None:
         for launch, programs in by_launch.items():
             if len(programs) < 2:
                 continue
-            per_program = [np.unique(np.concatenate(p)) for p in programs.values()]
+            per_program = [unique(np.concatenate(p)) for p in programs.values()]
             allidx = np.concatenate(per_program)
             counts = np.bincount(allidx)
             shared = np.flatnonzero(counts > 1)

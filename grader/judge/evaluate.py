@@ -8,6 +8,7 @@ import torch
 
 from grader.core import catalog
 from grader.judge.layout import LogicalIndex, dense_non_overlapping
+from grader.core.arrays import distinct_count, unique
 from grader.core.meta import block_along
 from grader.watch.memory import Memory, is_sentinel
 
@@ -138,7 +139,7 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
                 per_program.setdefault((launch, program), []).append(idx)
         per_launch: dict = {}
         for (launch, _), parts in per_program.items():
-            per_launch.setdefault(launch, []).append(np.unique(np.concatenate(parts)))
+            per_launch.setdefault(launch, []).append(unique(np.concatenate(parts)))
         for parts in per_launch.values():
             allidx = np.concatenate(parts)
             counts = np.bincount(allidx)  # O(n), no sort
@@ -292,7 +293,7 @@ def _lanes_and_distinct(r) -> tuple[int, int]:
     if cached is not None and cached[0] == len(r.stored):
         return cached[1], cached[2]
     lanes = sum(int(e.size) for _, _, e, _ in r.stored)
-    distinct = int(np.unique(np.concatenate([e for _, _, e, _ in r.stored])).size) if lanes else 0
+    distinct = distinct_count(np.concatenate([e for _, _, e, _ in r.stored])) if lanes else 0
     r._lanes_distinct = (len(r.stored), lanes, distinct)
     return lanes, distinct
 
@@ -313,8 +314,8 @@ def stores_by_tensor(memory: Memory, out_region, out_per_program: dict) -> list[
         if r is out_region:
             # across separate stores of one program (lanes of one store landing on one element, as clamped
             # offsets make them, are one write of one value)
-            again = sum(sum(int(np.unique(i).size) for i in parts) - int(np.unique(np.concatenate(parts)).size)
-                        for parts in out_per_program.values() if parts)
+            again = sum(sum(distinct_count(i) for i in parts) - distinct_count(np.concatenate(parts))
+                        for parts in out_per_program.values() if len(parts) > 1)  # one store: nothing again
             row["restored_bytes"] = int(again) * r.elsize
         rows.append(row)
     return rows

@@ -43,6 +43,7 @@ class ChildRun:
     output: str = ""          # the learner's prints and anything the child wrote
     elapsed_s: float = 0.0
     stage: str = ""           # what the child said it was doing (<out>.progress) when it was killed
+    counted_s: float | None = None  # killed on its CPU seconds: those charged (runner.charged_seconds), not the wall
 
 
 @dataclass
@@ -190,6 +191,9 @@ def wait_child(proc, out: str, log, device: str, timeout: float, started_at: flo
                 continue
         run.timed_out = True
         killed_at = time.monotonic()  # the limit; the second given to faulthandler below is not the learner's
+        if samples and samples[-1][1] is not None:  # the seconds that reached the limit, whatever the machine's load
+            charged = charged_seconds(samples, started_at)
+            run.counted_s = charged if charged >= timeout else None
         run.stage = _progress_line(out)
         try:
             os.kill(proc.pid, signal.SIGUSR1)  # the child's faulthandler writes where it is stuck to the log
@@ -306,13 +310,14 @@ def merge(v: Verdict, runs: list[ChildRun], spec) -> None:
                                                                       "autotune_configs", "elapsed_s", "phases", "max_programs",
                                                                       "autotune", "autotune_picked")})
         if r.timed_out:
-            v.diagnosis, v.detail = "timeout", {"seconds": round(r.elapsed_s, 1), "device": r.device,
+            seconds = r.counted_s if r.counted_s is not None else r.elapsed_s  # CPU seconds when they hit the limit
+            v.diagnosis, v.detail = "timeout", {"seconds": round(seconds, 1), "device": r.device,
                                                 "calls_done": len((r.result or {}).get("calls", []))}
             if r.stage in STARTUP_STAGES:  # killed in drill's own start-up: the learner's code never ran
                 v.detail["startup"] = r.stage
             v.line = stuck_line(r.output, v.file)
             v.checks.append({"name": "finishes in time", "passed": False,
-                             **catalog.detail(catalog.part("check_details.killed", seconds=f"{r.elapsed_s:.0f}",
+                             **catalog.detail(catalog.part("check_details.killed", seconds=f"{seconds:.0f}",
                                                            device=r.device))})
             return
         if r.result is None:

@@ -9,7 +9,8 @@ What runs, in order:
    Triton's own library (tl.sum, tl.max, tl.sigmoid, tl.cdiv: triton/language/standard.py) is made of `@jit`
    functions that become interpreted or compiled when `triton.language` is imported: the interpreter's warm process
    imports Triton with TRITON_INTERPRET=1, the CUDA one without (a fork cannot change it afterwards). Each imports
-   torch, Triton, numpy and the grader's modules, and nothing else: no learner code, no CUDA (it never asks torch
+   torch, Triton, numpy, the grader's modules (texts.yaml read) and the torch module every training grade imports
+   on first use (symbolic_shapes, for torch.autograd.grad), and nothing else: no learner code, no CUDA (it never asks torch
    about CUDA; the device check happens in each fork), no torch op (so no thread pool; OpenBLAS is held to one
    thread). It checks it has exactly one thread, then says "ready".
 2. For each child run of a grade, the parent sends the child's arguments, working folder, environment and two
@@ -307,7 +308,13 @@ WARM_IMPORTS = ("torch", "triton", "triton.language", "triton.runtime.interprete
                 "grader.run.child", "grader.judge.diagnose", "grader.judge.evaluate", "grader.watch.lanes", "grader.watch.launches",
                 "grader.watch.memory", "grader.watch.torch_watch", "grader.watch.interp_compat", "grader.watch.bf16_cpu", "grader.watch.interp_speed",
                 "grader.watch.libdevice_cpu", "grader.speed.timing", "grader.run.budget", "grader.families.registry", "grader.watch.compile_check",
-                "triton.testing", "triton.runtime.autotuner", "triton.compiler.compiler", "triton.backends.compiler")
+                "triton.testing", "triton.runtime.autotuner", "triton.compiler.compiler", "triton.backends.compiler",
+                # imported by every grade on first use: once here instead of in each fork (texts.yaml, parsed by
+                # grader.core.catalog, ~0.1 s a grade)
+                "grader.intake.static", "grader.core.catalog")
+# torch's own modules that a grade imports on first use, imported here when this torch has them (best effort):
+# torch.autograd.grad imports symbolic_shapes, and sympy with it, in every training grade (~0.3 s a grade).
+OPTIONAL_WARM_IMPORTS = ("torch.fx.experimental.symbolic_shapes",)
 
 
 def thread_count() -> int:
@@ -327,6 +334,12 @@ def serve(sock: socket.socket) -> int:
         for name in WARM_IMPORTS:
             importlib.import_module(name)
         importlib.import_module("grader.families.registry").families()  # every rule module, once for all forks
+        importlib.import_module("grader.core.catalog").load()              # texts.yaml, read once for all forks
+        extra = []
+        for name in OPTIONAL_WARM_IMPORTS:
+            with contextlib.suppress(Exception):
+                importlib.import_module(name)
+                extra.append(name)
     except BaseException as e:  # noqa: BLE001 - reported to the parent, which grades cold
         _send(sock, {"ready": False, "error": f"import failed: {type(e).__name__}: {e}"[:500]})
         return 1
@@ -344,7 +357,7 @@ def serve(sock: socket.socket) -> int:
     gc.freeze()   # the imported world is never collected: forks neither scan it nor copy its pages for the GC
     _send(sock, {"ready": True, "pid": os.getpid(), "imports_s": round(time.perf_counter() - started, 3),
                  "torch": torch.__version__, "cuda_initialized": bool(torch.cuda.is_initialized()),
-                 "threads": threads, "interpret": interpret, "tl_sum": type(tl.sum).__name__})
+                 "threads": threads, "interpret": interpret, "tl_sum": type(tl.sum).__name__, "optional_imports": extra})
     live: dict[int, tuple[int, int | None]] = {}   # pid -> (request id, pidfd)
     sel = selectors.DefaultSelector()
     sel.register(sock, selectors.EVENT_READ, "request")

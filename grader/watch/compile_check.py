@@ -140,6 +140,7 @@ class FrontEnd:
     def __init__(self, learner_file: str):
         self.learner_file = learner_file
         self.seen: dict = {}
+        self.params: dict = {}   # kernel function -> its JITFunction's params (every launch needs them)
 
     def check(self, kernel, arguments: dict) -> dict | None:
         fn = getattr(kernel, "fn", None)
@@ -154,14 +155,15 @@ class FrontEnd:
             self.seen[key] = self._compile(fn, signature, constexprs)
         return self.seen[key]
 
-    @staticmethod
-    def signature(kernel, arguments: dict) -> tuple[dict, dict]:
+    def signature(self, kernel, arguments: dict) -> tuple[dict, dict]:
         import torch
         from triton.runtime.jit import JITFunction
 
-        jit = JITFunction(kernel.fn)
+        params = self.params.get(kernel.fn)
+        if params is None:  # a JITFunction parses its function's source: once per kernel, not per launch
+            params = self.params[kernel.fn] = JITFunction(kernel.fn).params
         signature, constexprs = {}, {}
-        for p in jit.params:
+        for p in params:
             v = arguments.get(p.name)
             if p.is_constexpr or v is None or not isinstance(v, (torch.Tensor, bool, int, float)):
                 signature[p.name] = "constexpr"

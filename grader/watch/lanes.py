@@ -14,6 +14,7 @@ import numpy as np
 import triton.language as tl
 from triton.runtime.interpreter import TensorHandle
 
+from grader.core.arrays import distinct_count, unique
 from grader.core.frames import learner_line, learner_site
 from grader.watch.access import describe as describe_access
 from grader.watch.memory import Memory
@@ -168,7 +169,7 @@ class LaneChecker:
         if not masked.size:
             return
         owners = self.memory.owners(masked)
-        for idx in np.unique(owners[owners >= 0]):
+        for idx in unique(owners[owners >= 0]):
             r = self.memory.regions[int(idx)]
             hit = masked[owners == idx]
             r.masked.append(((hit - np.uint64(r.start)) // np.uint64(r.elsize)).astype(np.int64))
@@ -201,7 +202,7 @@ class LaneChecker:
             kept = self.load_addrs.setdefault(key, [])
             kept.append(active.copy())
             if len(kept) > 256:  # keep memory bounded on long loops: fold what this site read so far
-                self.load_addrs[key] = [np.unique(np.concatenate(kept))]
+                self.load_addrs[key] = [unique(np.concatenate(kept))]
         if kind != "load":
             self.bytes_stored += nbytes
         if owner >= 0 and kind != "load":
@@ -224,7 +225,7 @@ class LaneChecker:
         """Bytes the loads read counting each address once per launch and access site (atomics as issued): what
         HBM serves. Lanes that read one address (a warp's broadcast, tail lanes clamped with tl.where onto element
         0) are one read; the same data read again at another line (a second pass) is read again."""
-        distinct = sum(int(np.unique(np.concatenate(arrs)).size) * key[2] for key, arrs in self.load_addrs.items())
+        distinct = sum(distinct_count(np.concatenate(arrs)) * key[2] for key, arrs in self.load_addrs.items())
         return distinct + self.bytes_atomic
 
     def _record(self, builder, kind, bad: np.ndarray, owner: int, tile=None):
