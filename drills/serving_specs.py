@@ -638,9 +638,9 @@ W4_SPEC = DrillSpec(
     speed_bar=W4_CUBLAS,
     # >= 0.3 x cuBLAS on the float16 weight at M = 16, what the measurements support, not the 2 x: no
     # schedule tried beat cuBLAS (docs/serving.md). Calibrated on the H200, 20 runs of this gate (speed batch 2,
-    # 2026-12-01, benchmarks/gate_calibration.py): the reference (split-K AWQ style) 20/20 pass, 0.464..0.923 x
-    # (median 0.915; 6 of the 20 runs in a slow mode of 62-103 us); the previous reference 20/20, 0.462..0.467 x;
-    # the known-slow 16x16x16 tiles 0/20, 0.152..0.153 x. A higher bar would fail the reference's slow mode.
+    # 2026-12-01, benchmarks/gate_calibration.py): the reference 20/20 pass, 0.462..0.467 x; the faster split-K AWQ
+    # candidate (benchmarks/candidates/quant_matmul_awq.py, not the reference) 20/20, 0.464..0.923 x (6 of 20 runs
+    # in a slow mode); the known-slow 16x16x16 tiles 0/20, 0.152..0.153 x.
     speedup_min=0.3,
     bench_size=W4_GATE_SIZE,
     small_size=(16, 1024, 1024),

@@ -168,7 +168,11 @@ def queue_shipped_grades(request, verdict_of, tmp_path_factory):
     for priority, module in enumerate(request.session.stash.get(MODULES, [])):
         shipped = getattr(module, "shipped_grades", None)
         if shipped is not None:
-            for path, kwargs in shipped(tmp_path_factory):
+            try:
+                queued = shipped(tmp_path_factory)
+            except Exception:  # noqa: BLE001 - that module's own tests fail on it; the rest of the session runs
+                continue
+            for path, kwargs in queued:
                 verdict_of._submit(path, priority, **kwargs)
     yield
 
