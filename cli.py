@@ -229,6 +229,15 @@ def run() -> None:
         err = DrillError(catalog.both("usage.cannot_use", what=e.filename or "", why=e.strerror or e))
         err.show()
         sys.exit(err.exit_code)
+    except Exception as e:  # drill's own bug outside a grade: said as one, exit 2
+        if os.environ.get("DRILL_DEBUG"):
+            raise
+        import traceback
+        last = traceback.extract_tb(e.__traceback__)[-1]
+        err = DrillError(catalog.both("usage.internal_command", type=type(e).__name__,
+                                      where=f"{Path(last.filename).name}:{last.lineno}", message=e))
+        err.show()
+        sys.exit(err.exit_code)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -1,6 +1,7 @@
 """The CLI as a person uses it: click's CliRunner in a temporary working directory."""
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,26 @@ def test_bench_takes_shapes_for_shaped_drills(run, monkeypatch):
     assert r.exit_code == 2 and "GPU" in r.output and "1-D" not in r.output
     r = run("bench", str(ROOT / "solutions" / "matmul.py"), "--sizes", "4096")
     assert r.exit_code == 2 and "matmul takes shapes like 512x512x512,1024x1024x1024" in r.output
+
+
+def test_a_bug_in_drill_outside_a_grade_is_an_internal_error_not_a_traceback(monkeypatch, capsys):
+    """An exception from drill's own code in any command is said as drill's internal error (en / zh), exit 2; with
+    DRILL_DEBUG=1 the traceback comes back for whoever fixes it."""
+    import cli as cli_module
+
+    def broken(lang):
+        raise RuntimeError("state table has no column 'tries'")
+
+    monkeypatch.setattr(cli_module.actions, "list_drills", broken)
+    monkeypatch.delenv("DRILL_DEBUG", raising=False)
+    for argv, words in ((["drill", "list"], "internal error, not your mistake"),
+                        (["drill", "list", "--lang", "zh"], "drill 内部错误")):
+        monkeypatch.setattr(sys, "argv", argv)
+        with pytest.raises(SystemExit) as exit_:
+            cli_module.run()
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and words in err and "RuntimeError" in err and "Traceback" not in err
+    monkeypatch.setenv("DRILL_DEBUG", "1")
+    monkeypatch.setattr(sys, "argv", ["drill", "list"])
+    with pytest.raises(RuntimeError):
+        cli_module.run()
