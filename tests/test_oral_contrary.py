@@ -174,3 +174,14 @@ def test_the_mock_review_names_a_contrary_in_the_session_language():
     assert scoring.claim_text("why-mask", "no-mask-errors", "zh")[0].startswith("没有 mask")
     assert scoring.claim_text("program-id-is-a-tile", "program-id-is-a-tile:denies-point-2", "zh")[0].startswith("否认了一个要点")
     assert scoring.claim_text("why-mask", "why-mask:contrary-99", "zh") is None
+
+
+def test_fp8_needs_no_scaling_is_a_contrary_but_fp8_with_no_range_to_spare_is_not():
+    """mixed-precision's fp8 contrary was `["fp8", no, "scale*"]`, which YAML read as the boolean false: now a
+    phrase, so "fp8 needs no scaling" fails and a right answer that says "no" near fp8 and scaling does not."""
+    from coach.oral import scoring
+
+    rest = " bf16 has the range of fp32, fp16 overflows above 65504, and tl.dot on fp32 defaults to tf32."
+    assert not scoring.score("mixed-precision", "fp8 needs no scaling at all." + rest, "en").passed
+    assert scoring.score("mixed-precision", "fp8 has no range to spare, so it needs per-tensor scaling." + rest,
+                         "en").passed
