@@ -176,12 +176,12 @@ def test_the_mock_review_names_a_contrary_in_the_session_language():
     assert scoring.claim_text("why-mask", "why-mask:contrary-99", "zh") is None
 
 
-def test_fp8_needs_no_scaling_is_a_contrary_but_fp8_with_no_range_to_spare_is_not():
+def test_fp8_needs_no_scaling_is_a_contrary_but_fp8_with_its_scales_is_not():
     """mixed-precision's fp8 contrary was `["fp8", no, "scale*"]`, which YAML read as the boolean false: now a
-    phrase, so "fp8 needs no scaling" fails and a right answer that says "no" near fp8 and scaling does not."""
+    phrase, so "fp8 needs no scaling" fails and a right answer about fp8's scales does not."""
     from coach.oral import scoring
 
     rest = " bf16 has the range of fp32, fp16 overflows above 65504, and tl.dot on fp32 defaults to tf32."
     assert not scoring.score("mixed-precision", "fp8 needs no scaling at all." + rest, "en").passed
-    assert scoring.score("mixed-precision", "fp8 has no range to spare, so it needs per-tensor scaling." + rest,
+    assert scoring.score("mixed-precision", "fp8 only works with per-tensor or per-block scaling factors." + rest,
                          "en").passed
