@@ -108,7 +108,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
             return {**info, "fatal": {"stage": "device", "type": "NoCuda", "message": catalog.text("check_details.no_cuda", "en")}}
         info["device_name"] = torch.cuda.get_device_name()
 
-    lanes = LaneChecker(learner_file) if interpreted else None
+    lanes = LaneChecker(learner_file, distinct_loads=spec.byte_model is not None) if interpreted else None
     if lanes:
         lanes.install()
         from grader.watch.bf16_cpu import install as install_bf16
@@ -526,8 +526,9 @@ class CallRunner:
         ev["torch_ops"] = watch.ops
         if lanes:
             ev["violations"] = lanes.violations[:20]
-            ev["bytes"] = {"loaded": lanes.bytes_loaded, "stored": lanes.bytes_stored,
-                           "loaded_distinct": lanes.bytes_loaded_distinct()}
+            ev["bytes"] = {"loaded": lanes.bytes_loaded, "stored": lanes.bytes_stored}
+            if lanes.distinct_loads:
+                ev["bytes"]["loaded_distinct"] = lanes.bytes_loaded_distinct()
             ev["masked_loads"] = [{"line": line, "other": value, "lanes": n}
                                   for (line, value), n in lanes.masked_loads.items()]
             ev["masked_stores"] = [{"line": line, "lanes": n} for line, n in lanes.masked_stores.items()]

@@ -41,8 +41,9 @@ def masked_off(ptrs, mask) -> int:
 
 
 class LaneChecker:
-    def __init__(self, learner_file: str):
+    def __init__(self, learner_file: str, distinct_loads: bool = False):
         self.learner_file = learner_file
+        self.distinct_loads = distinct_loads  # keep each load's addresses: only a fused byte model reads them
         self.memory: Memory | None = None
         self.active = False
         self.no_mask = False  # inside tl.load / tl.store called without mask=
@@ -197,7 +198,7 @@ class LaneChecker:
             self.bytes_loaded += nbytes
         if atomic:
             self.bytes_atomic += nbytes
-        if kind == "load":
+        if kind == "load" and self.distinct_loads:
             key = (self.launch, learner_site(self.learner_file), elsize)
             kept = self.load_addrs.setdefault(key, [])
             kept.append(active.copy())
@@ -221,10 +222,13 @@ class LaneChecker:
         new_mask[m] = good
         return TensorHandle(new_mask, mask.dtype)
 
-    def bytes_loaded_distinct(self) -> int:
+    def bytes_loaded_distinct(self) -> int | None:
         """Bytes the loads read counting each address once per launch and access site (atomics as issued): what
         HBM serves. Lanes that read one address (a warp's broadcast, tail lanes clamped with tl.where onto element
-        0) are one read; the same data read again at another line (a second pass) is read again."""
+        0) are one read; the same data read again at another line (a second pass) is read again. None when the
+        addresses were not kept (no byte model asks)."""
+        if not self.distinct_loads:
+            return None
         distinct = sum(distinct_count(np.concatenate(arrs)) * key[2] for key, arrs in self.load_addrs.items())
         return distinct + self.bytes_atomic
 
