@@ -16,5 +16,14 @@ if _out:
                 torch.cuda.memory._dump_snapshot(path)
 
             atexit.register(_dump)
+            _os_exit = os._exit
+
+            def _exit_after_dump(code):  # drill's child leaves with os._exit, which skips atexit
+                try:
+                    _dump()
+                finally:
+                    _os_exit(code)
+
+            os._exit = _exit_after_dump
     except Exception as exc:  # noqa: BLE001 - a benchmark helper must never break the process it rides in
         print("memhist: not recording:", exc)
