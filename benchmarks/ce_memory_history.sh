@@ -9,5 +9,5 @@ timeout 90 python cli.py grade tests/submissions/correct/cross_entropy_recompute
     > "$OUT/memhist/grade.json" 2> "$OUT/memhist/grade.err"
 echo "grade rc=$?"
 python -c "import json; v=json.load(open('$OUT/memhist/grade.json')); print(v.get('passed'), v.get('diagnosis')); print(json.dumps(v.get('evidence', v.get('memory')), default=str)[:1500])"
-python benchmarks/memhist/read_snapshots.py "$OUT/memhist" 16384 | head -150; tar czf "$OUT/memhist.tgz" -C "$OUT" memhist --exclude="*.pickle" 2>/dev/null
+python benchmarks/memhist/read_snapshots.py "$OUT/memhist" 3 | head -200; tar czf "$OUT/memhist.tgz" -C "$OUT" memhist --exclude="*.pickle" 2>/dev/null
 rm -f "$OUT"/memhist/*.pickle
