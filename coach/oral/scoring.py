@@ -411,11 +411,11 @@ def _occurrences(d: T.Doc, part: Part, sent: tuple):
         yield m.start(), m.end(), neg == part.denied
 
 
-def _alt_state(d: T.Doc, alt: tuple) -> str | None:
+def _alt_state(d: T.Doc, alt: tuple, spans=None) -> str | None:
     """'asserted' when every part is asserted in one sentence, 'denied' when every part occurs in one sentence but one
-    is said the other way round, else None."""
+    is said the other way round, else None (over SPANS, the answer's sentences by default)."""
     state = None
-    for sent in d.spans:
+    for sent in d.spans if spans is None else spans:
         occ = [list(_occurrences(d, p, sent)) for p in alt]
         if not all(occ):
             continue
@@ -513,11 +513,29 @@ def _denial_quote(d: T.Doc, p: Point) -> str:
     """The first sentence where an alternative of P occurs only said the other way round ("alignment doesn't
     matter" for a point that alignment is needed), or ''."""
     for sent in d.spans:
+        denied_at, asserted_at = [], []
         for a in p.alternatives:
             occ = [list(_occurrences(d, part, sent)) for part in a]
-            if all(occ) and not all(any(ok for *_, ok in o) for o in occ):
-                return d.text[sent[0]:sent[1]].strip()
+            if not all(occ):
+                continue
+            if all(any(ok for *_, ok in o) for o in occ):
+                asserted_at.append(max(min(x for x, _, ok in o if ok) for o in occ))
+            else:
+                denied_at.append(min(x for o in occ for x, _, ok in o if not ok))
+        if not denied_at:
+            continue
+        first = min(denied_at)
+        # "fp8 has no range to spare, so it needs scaling": a denial offered as the reason for the point, which the
+        # sentence then asserts after a consequence connective, is the point's premise, not its denial
+        if any(b > first and THEREFORE.search(d.text, first, b) for b in asserted_at):
+            continue
+        return d.text[sent[0]:sent[1]].strip()
     return ""
+
+
+# what introduces a consequence of the clause before it ("..., so it needs scaling", "……，所以要缩放")
+THEREFORE = re.compile(r"\b(?:so|therefore|hence|thus|which is why|that's why|that is why)\b|所以|因此|因而|于是|这就是为什么",
+                       re.I)
 
 
 @lru_cache(maxsize=1)
