@@ -44,3 +44,71 @@ def test_the_premise_rule_holds_on_another_checkpoint():
     passed, wrong = ids("vector-loads-int32-offsets", "128-bit loads need 4 contiguous floats per thread; the 16-byte "
                         "alignment isn't required, the hardware handles it. pid is int32, so cast it to int64.")
     assert not passed
+
+
+# --- shared axes: a relation that says what it asserts gets the other end of its value's axis (prompts.yaml
+# `opposites`), on every checkpoint that uses the pair ----------------------------------------------------------------
+
+@pytest.mark.parametrize("cid,lang,said,rel,true", [
+    # manual <-> auto
+    ("who-writes-what", "zh", "CUDA 里 nvcc 会自动帮你做 shared memory 和合并访存。Triton 里编译器管合并访存。",
+     "who-writes-what:relation-1", "CUDA 里 shared memory 和同步都得自己手写。Triton 里编译器管合并访存。"),
+    ("who-writes-what", "en", "In CUDA the compiler handles shared memory and coalescing for you. In Triton the compiler "
+     "coalesces the tile's accesses.", "who-writes-what:relation-1",
+     "In CUDA you manage shared memory and syncs by hand. In Triton the compiler coalesces the tile's accesses."),
+    # fused-one <-> unfused
+    ("gelu-libdevice", "en", "tanh comes from libdevice. With torch.compile the tanh becomes a separate ATen call.",
+     "gelu-libdevice:relation-2", "tanh comes from libdevice. With torch.compile the tanh is fused into one kernel."),
+    ("gelu-libdevice", "zh", "tanh 来自 libdevice。torch.compile 里 tanh 是融合屏障，得单独一个 kernel。",
+     "gelu-libdevice:relation-2", "tanh 来自 libdevice。torch.compile 里 tanh 也融合成一个逐点 kernel。"),
+    # overhead <-> no-overhead
+    ("profiling-tools", "en", "Use nsys for the timeline. ncu has no overhead, so its kernel times are the real ones.",
+     "profiling-tools:relation-2", "Use nsys for the timeline. ncu replays each kernel, so its times carry overhead."),
+    # compiled <-> interpreted (the Triton interpreter itself is not the falsehood)
+    ("compile-chain", "zh", "Dynamo 抓图，Inductor 融合并生成代码，Triton 在运行时解释执行这些 kernel。",
+     "compile-chain:relation-3", "Dynamo 抓图，Inductor 融合并生成代码，Triton 把这些 kernel 编译成机器码。"),
+])
+def test_a_value_on_a_shared_axis_said_the_other_way_is_caught(cid, lang, said, rel, true):
+    assert rel in ids(cid, said, lang)[1], said
+    assert rel not in ids(cid, true, lang)[1], true
+
+
+def test_a_written_not_is_the_authors_narrowing_and_stands():
+    # hopper's wgmma relation lists "each warp issues ..." in its `not`, not every "each warp": per-warp accumulator
+    # fragments stay true although per-warp is warpgroup's opposite
+    assert ids("hopper-tma-persistent", "A warpgroup of four warps issues one wgmma; each warp holds a quarter of "
+               "the accumulator.")[1] == []
+
+
+def test_opposites_are_pairs_of_known_concepts():
+    ops = scoring.opposites()
+    assert ops["manual"] == ["auto"] and ops["auto"] == ["manual"]
+    assert all(a in scoring.concepts() for a in ops)
+
+
+# --- binding: a coordinated predicate and a topic clause ------------------------------------------------------------
+
+def test_a_second_predicate_of_the_same_subject_is_read():
+    # "FX traces ... and also does the fusion": the fusion is said of FX, not only the tracing
+    assert "compile-chain:relation-1" in ids("compile-chain", "FX traces the model and also does the operator fusion, "
+                                             "Inductor generates Triton code, and Triton compiles it to PTX.")[1]
+    assert ids("compile-chain", "Dynamo traces the model into an FX graph, Inductor does the operator fusion and "
+               "generates Triton code, and Triton compiles it to PTX.")[1] == []
+
+
+@pytest.mark.parametrize("said,true", [
+    ("torch.compile 的话，BLOCK_SIZE 和 grid 还是得你手动指定。CUDA 里 shared memory 手写。",
+     "torch.compile 的话，BLOCK_SIZE 和 grid 由 Inductor 自动决定。CUDA 里 shared memory 手写。"),
+    ("With torch.compile, you still set the block sizes by hand. In CUDA you write shared memory by hand.",
+     "With torch.compile, Inductor chooses the block sizes automatically. In CUDA you write shared memory by hand."),
+])
+def test_a_topic_clause_binds_the_next_clauses_predicate(said, true):
+    lang = "zh" if "的话" in said else "en"
+    assert "who-writes-what:relation-3" in ids("who-writes-what", said, lang)[1], said
+    assert "who-writes-what:relation-3" not in ids("who-writes-what", true, lang)[1], true
+
+
+def test_a_bare_list_item_is_no_topic():
+    # "..., device_print, static_print for compile-time values": device_print is a list item, not a topic
+    assert ids("see-generated-code", "Set TORCH_LOGS to output_code. For a handwritten kernel: the interpreter mode, "
+               "device_print, static_print for compile-time values, and compute-sanitizer.")[1] == []

@@ -322,9 +322,36 @@ def compile_relation(cid: str, data: dict) -> R.Relation:
             raise catalog.CatalogError(f"{cid}: a trend relation needs `with` and trend: same|opposite")
         return R.Relation(of=_one_part(data["of"]), with_=_one_part(data["with"]),
                           trend=1 if data["trend"] == "same" else -1)
-    if not data.get("is") or not data.get("not"):
-        raise catalog.CatalogError(f"{cid}: a value relation needs `is` and `not`")
-    return R.Relation(of=_one_part(data["of"]), is_=_one_part(data["is"]), not_=_one_part(data["not"]))
+    is_ = data.get("is")
+    is_ = is_ if isinstance(is_, list) else [is_] if is_ else []
+    not_ = data.get("not")
+    # a relation that says only what it asserts gets the other end of its value's axis; a written `not` is the
+    # author's narrowing ("each warp issues ..." rather than every "each warp") and stands as written
+    not_ = (not_ if isinstance(not_, list) else [not_]) if not_ else opposites_of(is_)
+    if not is_ or not not_:
+        raise catalog.CatalogError(f"{cid}: a value relation needs `is` and `not` (or an `is` concept with an opposite)")
+    return R.Relation(of=_one_part(data["of"]), is_=_one_part(is_), not_=_one_part(not_))
+
+
+@lru_cache(maxsize=1)
+def opposites() -> dict:
+    """{concept: [its opposite concepts]} from prompts.yaml `opposites` (pairs of concept names, both ways): the axis a
+    shared value lies on, so that a relation {of, is: @manual} with no `not` contradicts wherever its subject is said to
+    be @auto, on every checkpoint that uses the pair, without listing the falsehoods."""
+    out: dict = {}
+    for pair in load().get("opposites") or []:
+        if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(c, str) for c in pair):
+            raise catalog.CatalogError(f"opposites: {pair!r} is not a pair of concept names")
+        for a, b in (pair, pair[::-1]):
+            if a not in concepts() or b not in concepts():
+                raise catalog.CatalogError(f"opposites: unknown concept in {pair!r}")
+            out.setdefault(a, []).append(b)
+    return out
+
+
+def opposites_of(terms: list) -> list:
+    """The @opposite of every @concept among TERMS (a relation's `is`)."""
+    return ["@" + o for t in terms if isinstance(t, str) and t.startswith("@") for o in opposites().get(t[1:], [])]
 
 
 def matcher_for(cid: str, cp: dict) -> Matcher:
@@ -566,6 +593,24 @@ def _item(d: T.Doc, sent: tuple, x: tuple) -> tuple:
     return (lo if before < 0 else before + 1), (hi if after < 0 else after)
 
 
+# a clause that is only its subject and a topic marker ("With torch.compile, ...", "torch.compile 的话，...", "对 CUDA
+# 来说，...") sets the topic of the next clause, where its predicate is
+TOPIC_REST = re.compile(r"^\s*(?:(?:with|in|for|as for|on|using|under)\s+(?:the\s+)?)?$|^\s*(?:用|对|在|至于)?$", re.I)
+TOPIC_TAIL = re.compile(r"^\s*(?:'s side|的话|里面?|中|来说|这边|这里|那边|呢|时|的时候)?\s*$", re.I)
+TOPIC_MARK = re.compile(r"\b(?:with|in|for|as for|on|using|under)\b|'s side|的话|里|中|来说|这边|这里|那边|呢|时|用|对|在|至于", re.I)
+
+
+def _topic_clause(d: T.Doc, sent: tuple, x: tuple, span: tuple) -> tuple:
+    """SPAN, the clause of subject X, extended over the next clause when it holds nothing but X as a topic."""
+    lo, hi = span
+    before, after = d.text[lo:x[0]], d.text[x[1]:hi]
+    if hi >= sent[1] or not (TOPIC_REST.match(before) and TOPIC_TAIL.match(after)) or \
+            not TOPIC_MARK.search(before + " " + after):  # a bare list item ("..., device_print, ...") is no topic
+        return span
+    nxt = T.CLAUSE.match(d.text, hi)
+    return lo, T.clause_end(d, nxt.end() if nxt else hi + 1, sent[1])
+
+
 def relation_state(d: T.Doc, rel: R.Relation, rivals: tuple = ()) -> tuple:
     """(state, quote, said) of one relation over the answer: 'contradicts' with the first sentence where the candidate
     asserts a different relation about the same concepts and the words that say it; else 'holds' where one asserts
@@ -586,7 +631,7 @@ def relation_state(d: T.Doc, rel: R.Relation, rivals: tuple = ()) -> tuple:
         subjects = [(a, b) for a, b, ok in _occurrences(d, rel.of, sent) if ok or not T.negated_before(d, sent[0], a)]
         if not subjects:
             continue
-        clause = lambda x: _item(d, sent, x)  # noqa: E731
+        clause = lambda x: _topic_clause(d, sent, x, _item(d, sent, x))  # noqa: E731
         whole = lambda x: (T.clause_start(d, sent[0], x[0]), T.clause_end(d, x[1], sent[1]))  # noqa: E731
         chinese = T.has_cjk(d.text[sent[0]:sent[1]])
         zh = lambda x: chinese  # noqa: E731  (a Chinese sentence puts its topic first: "编译期的值用 static_print")
@@ -614,6 +659,12 @@ def relation_state(d: T.Doc, rel: R.Relation, rivals: tuple = ()) -> tuple:
                 verdict = R.judge_value(m)
                 if verdict:
                     found.append((verdict, [x, (m.start, m.end)]))
+                # a coordinated predicate: "FX traces the model and also does the fusion" says both of FX; a value
+                # after the bound one in the subject's clause, before the next subject, is the subject's too
+                stop = min([a for a, _ in subjects + others if a >= x[1]] + [clause(x)[1]])
+                found += [("contradicts", [x, (v.start, v.end)]) for v in values
+                          if m is not None and v is not m and v.kind == R.NOT and v.asserted
+                          and v.start >= max(x[1], m.end) and v.end <= stop]
         for verdict, spans in found:
             first, last = min(a for a, _ in spans), max(b for _, b in spans)
             if verdict == "holds":
