@@ -112,3 +112,58 @@ def test_a_bare_list_item_is_no_topic():
     # "..., device_print, static_print for compile-time values": device_print is a list item, not a topic
     assert ids("see-generated-code", "Set TORCH_LOGS to output_code. For a handwritten kernel: the interpreter mode, "
                "device_print, static_print for compile-time values, and compute-sanitizer.")[1] == []
+
+
+# --- IEEE special-value arithmetic said in an answer is computed (coach/oral/arith.py) --------------------------------
+
+from coach.oral import arith  # noqa: E402
+from coach.oral.text import normalise  # noqa: E402
+
+
+@pytest.mark.parametrize("text,said,actual", [
+    ("alpha = exp(m旧 - m_new) = exp(-inf - 有限值)，这个就是 NaN", "NaN", "0"),
+    ("exp(-inf - (-inf)) = 0, harmless", "0", "NaN"),
+    ("exp(负无穷 - 负无穷) 等于 0", "0", "NaN"),
+    ("0 * inf = 0, so other=0 is safe", "0", "NaN"),
+    ("inf - inf = 0", "0", "NaN"),
+    ("e^(-inf) = 1", "1", "0"),
+    ("0/0 = 1", "1", "NaN"),
+    ("-inf 减 -inf 是 0", "0", "NaN"),
+    ("-inf minus a finite value is NaN", "NaN", "-inf"),
+])
+def test_a_wrong_special_value_is_found(text, said, actual):
+    [slip] = arith.slips(normalise(text))
+    assert (slip.said, slip.actual) == (said, actual)
+
+
+@pytest.mark.parametrize("text", [
+    "a fully masked row gives exp(-inf - (-inf)) = NaN", "exp(-inf) = 0 so masked lanes add nothing",
+    "exp(-inf - finite) is 0", "0 * inf = NaN", "-inf - (-inf) 是 NaN", "exp(-inf - -inf) is NaN",
+    "exp(-inf - 有限值) 不是 NaN", "l = 0 gives 0/0 = NaN", "1/0 = inf", "exp(x - m) = 1 when x = m",
+    "alpha = exp(m_old - m_new) = 0 at the first block",  # symbols: not read
+    "the running max stays -inf and -inf minus -inf is NaN", "you get inf and then inf over inf is nan",
+    "m 一直是 -inf，-inf 减 -inf 是 NaN",
+])
+def test_a_right_or_symbolic_value_is_not(text):
+    assert arith.slips(normalise(text)) == []
+
+
+@pytest.mark.parametrize("cid,lang,text", [
+    ("causal-block-skipping", "zh", "跳过对角线以上的块，约省一半。NaN 来自 exp(-inf - 有限值) = NaN，所以第一个块要特判。"),
+    ("causal-block-skipping", "en", "Blocks above the diagonal are skipped, about half the work. A fully masked row "
+     "is harmless: exp(-inf - (-inf)) = 0."),
+    ("online-softmax-rescale", "en", "m' = max(m, rowmax(s)), alpha = exp(m - m'), l' = alpha*l + rowsum(exp(s - m')), "
+     "acc' = alpha*acc + p @ v, o = acc / l. At the start m = -inf and exp(-inf - (-inf)) = 0, so alpha is safe."),
+    ("k-tail-other-zero", "en", "Mask both loads on the K tail with other=0.0; 0 * inf = 0, so only one operand needs it."),
+])
+def test_an_arithmetic_slip_fails_the_answer_on_any_checkpoint(cid, lang, text):
+    passed, wrong = ids(cid, text, lang)
+    assert not passed and "ieee-arithmetic" in wrong, wrong
+    claim, why = scoring.claim_text(cid, "ieee-arithmetic", lang)
+    assert claim and why
+
+
+def test_a_reported_or_rebutted_slip_is_not_the_candidates():
+    text = ("Blocks above the diagonal are skipped, about half. The guide says exp(-inf - finite) = NaN, which is wrong: "
+            "a fully masked row gives exp(-inf - (-inf)) = NaN.")
+    assert "ieee-arithmetic" not in ids("causal-block-skipping", text)[1]

@@ -46,6 +46,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from coach.oral import arith as A
 from coach.oral import relations as R
 from coach.oral import text as T
 from coach.oral.text import normalise, sentences
@@ -723,6 +724,7 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
     if not empty:
         wrong = [{"id": c.cid, "claim": pick(c.claim, lang), "why": pick(c.why, lang), "quote": quote}
                  for c, quote in find_claims(m.claims, d)] + said
+        wrong += arithmetic_slips(d, lang)
         for i, (p, pt) in enumerate(zip(m.points, points)):
             quote = _denial_quote(d, p) if p.denial_is_wrong else ""
             if quote:
@@ -738,15 +740,34 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
                  empty=empty, segmenter=None if d.tokens is None else T.segmenter())
 
 
+def arithmetic_slips(d: T.Doc, lang: str) -> list[dict]:
+    """Wrong claims for values of IEEE special-value arithmetic the answer states and the arithmetic contradicts
+    (coach/oral/arith.py): on every checkpoint, since "exp(-inf - finite) = NaN" is false wherever it is said."""
+    out = []
+    for sent in d.spans:
+        s = d.text[sent[0]:sent[1]]
+        for slip in A.slips(s):
+            if not asserted_here(d, sent, sent[0] + slip.start, sent[0] + slip.end):
+                continue
+            out.append({"id": "ieee-arithmetic",
+                        "claim": pick(ARITH["claim"], lang).format(said=slip.quote),
+                        "why": pick(ARITH["why"], lang).format(said=slip.said, actual=slip.actual),
+                        "quote": s.strip()})
+    return out
+
+
+ARITH = catalog.section("coach.oral_arith")  # texts.yaml
 DENIAL = catalog.section("coach.oral_denial")  # texts.yaml
 RELATION = catalog.section("coach.oral_relation")  # texts.yaml
 
 
 def claim_text(cid: str, claim_id: str, lang: str) -> tuple[str, str] | None:
-    """(claim, why) of a wrong claim found for checkpoint CID, in LANG: a listed claim, a key point's contrary
-    (`CID:contrary-N`), a denied point (`CID:denies-point-N`) or a point's relation said differently
+    """(claim, why) of a wrong claim found for checkpoint CID, in LANG: a listed claim, IEEE arithmetic said wrongly
+    (`ieee-arithmetic`), a key point's contrary (`CID:contrary-N`), a denied point (`CID:denies-point-N`) or a point's relation said differently
     (`CID:relation-N`, without the learner's words, which the score's own entry quotes); None for an id it does not
     know."""
+    if claim_id == "ieee-arithmetic":
+        return pick(ARITH["any"], lang), pick(ARITH["why_any"], lang)
     if claim_id in claims():
         data = claims()[claim_id]
         return pick(data.get("claim"), lang), pick(data.get("why"), lang)
