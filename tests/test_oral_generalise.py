@@ -167,3 +167,21 @@ def test_a_reported_or_rebutted_slip_is_not_the_candidates():
     text = ("Blocks above the diagonal are skipped, about half. The guide says exp(-inf - finite) = NaN, which is wrong: "
             "a fully masked row gives exp(-inf - (-inf)) = NaN.")
     assert "ieee-arithmetic" not in ids("causal-block-skipping", text)[1]
+
+
+@pytest.mark.parametrize("cid,lang,said,rel,true", [
+    ("fusion-and-tiling", "en", "Memory-bound: bytes. Fusion avoids the intermediate round trip. Tiling is mainly "
+     "for the tail, when n is not divisible by the block.", "fusion-and-tiling:relation-3",
+     "Memory-bound: bytes. Fusion avoids the intermediate round trip. Tiling reuses a loaded block; the tail tile is "
+     "masked."),
+    ("fusion-and-tiling", "zh", "带宽受限，看字节。融合省掉中间结果往返。tiling 主要是为了处理除不尽的尾块。",
+     "fusion-and-tiling:relation-3", "带宽受限，看字节。融合省掉中间结果往返。tiling 让一块数据复用多次，尾块用 mask。"),
+    ("causal-block-skipping", "en", "Skipping saves about half. It also skips the diagonal block, so no mask is "
+     "needed inside a tile.", "causal-block-skipping:relation-1",
+     "Skipping the blocks above the diagonal saves about half; the diagonal block is masked element-wise."),
+    ("causal-block-skipping", "zh", "跳块省一半左右。连对角线上的块也跳过，所以块内不用 mask。",
+     "causal-block-skipping:relation-1", "跳过对角线以上的块，约省一半；对角线上的块要逐元素 mask。"),
+])
+def test_a_points_relation_said_otherwise_is_caught_in_both_languages(cid, lang, said, rel, true):
+    assert rel in ids(cid, said, lang)[1], said
+    assert rel not in ids(cid, true, lang)[1], true
