@@ -185,3 +185,49 @@ def test_a_reported_or_rebutted_slip_is_not_the_candidates():
 def test_a_points_relation_said_otherwise_is_caught_in_both_languages(cid, lang, said, rel, true):
     assert rel in ids(cid, said, lang)[1], said
     assert rel not in ids(cid, true, lang)[1], true
+
+
+@pytest.mark.parametrize("text,actual", [
+    ("cdiv(100000, 1024) = 99", "98"), ("98 * 1024 = 100000", "100352"), ("8 x 32 = 128", "256"),
+    ("128*128/(128+128) = 128", "64"), ("2*32*8*128*2 = 256 KiB", "131072"), ("2 * 4096 * 4096 * 4096 = 1.1e11", "1.37439e+11"),
+])
+def test_a_wrong_plain_calculation_is_found(text, actual):
+    [slip] = arith.numeric_slips(normalise(text))
+    assert slip.actual == actual
+
+
+@pytest.mark.parametrize("text", [
+    "cdiv(100000, 1024) = 98", "100000 / 1024 = 97", "100000 / 1024 = 98", "98 * 1024 = 100352", "4 x 32 = 128 threads",
+    "2^31 - 1 = 2147483647", "128*128/(128+128) = 64", "2 * 4096 * 4096 * 4096 = 1.37e11", "1024 - 672 = 352",
+    "1/3 = 0.33", "2*32*8*128*2 = 128 KiB", "n = 100000", "T(T+1)/2 = 10", "BLOCK_SIZE = 1024, grid = 98",
+    "M = 4096, N = 4096", "3 x 3 = 9 times the input",
+])
+def test_a_right_or_symbolic_calculation_is_not(text):
+    assert arith.numeric_slips(normalise(text)) == []
+
+
+@pytest.mark.parametrize("cid,text", [
+    ("grid-cdiv", "The grid is cdiv(n, BLOCK_SIZE) so the last partial tile gets a program: cdiv(100000, 1024) = 99."),
+    ("tile-reuse", "Each A element is used BLOCK_N times per step; the intensity of a 128 x 128 step is "
+     "128*128/(128+128) = 128 FLOP/byte in fp16."),
+])
+def test_a_wrong_calculation_fails_the_answer_on_any_checkpoint(cid, text):
+    passed, wrong = ids(cid, text)
+    assert not passed and "arithmetic" in wrong, wrong
+    assert all(scoring.claim_text(cid, "arithmetic", lang) for lang in ("en", "zh"))
+
+
+def test_no_text_of_the_data_or_the_sets_has_an_arithmetic_slip():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_checkpoints_corpus import LANGS, SETS, load
+    from grader.reporting.texts import checkpoints
+    from coach.oral.text import sentences
+    texts = [(cp.get("answer") or {}).get(lang, "") for cp in checkpoints().values() for lang in LANGS]
+    texts += [(c.get("why") or {}).get(lang, "") for c in scoring.claims().values() for lang in LANGS]
+    texts += [a for path in SETS.values() for d in load(path).values() for lang in LANGS
+              for a in (d.get(lang) or {}).get("right") or []]
+    found = [(s, slip) for t in texts for s in sentences(normalise(t))
+             for slip in arith.slips(s) + arith.numeric_slips(s)]
+    assert not found, found[:5]

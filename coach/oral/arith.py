@@ -1,6 +1,11 @@
-"""Arithmetic on IEEE special values said in an answer, checked by computing it: "exp(-inf - (-inf)) = NaN" holds,
-"exp(-inf - 有限值) = NaN" does not (it is exp(-inf) = 0). A falsehood no claim lists is still false when the answer
-states its value: the machine's float arithmetic is the model of the truth.
+"""Arithmetic said in an answer, checked by computing it: "exp(-inf - (-inf)) = NaN" holds, "exp(-inf - 有限值) = NaN"
+does not (it is exp(-inf) = 0); "cdiv(100000, 1024) = 98" holds, "100000 / 1024 = 97" does not. A falsehood no claim
+lists is still false when the answer states its value: the machine's arithmetic is the model of the truth.
+
+Plain numbers (`numeric_slips`): an expression of numbers only (+ - * / x ^, cdiv(a, b), ceil/floor(...), parentheses)
+said to equal a number with "="; integer arithmetic must be exact, a division may be floored or ceiled (98 or 97 for
+100000 / 1024 is a matter of which division the candidate means), and a decimal value may be rounded (2 %). "≈" and
+"about" are not checked.
 
 An expression is a run of operands (inf, -inf, 负无穷, NaN, 0, 1, a finite value / 有限值), the operators + - * / and
 parentheses, optionally inside exp(...) / log(...); it is checked where the answer says what it equals ("=", "is",
@@ -205,4 +210,53 @@ def slips(sentence: str) -> list[Slip]:
         start = max(0, m.start() - len(tail.rstrip()))
         out.append(Slip(quote=(tail.strip() + " " + sentence[m.start():res.end()]).strip(), said=said, actual=actual,
                         start=start, end=res.end()))
+    return out
+
+
+_NUM = r"\d+(?:\.\d+)?(?:e-?\d+)?"
+_NUM_EXPR = re.compile(r"(?<![\w.^*/+\-])((?:(?:cdiv|ceil|floor)\s*\()?\s*\(?\s*" + _NUM +
+                       r"(?:\s*(?:[-+*/^]|\*\*|x|,)\s*\(?\s*" + _NUM + r"\s*\)*)+\s*\)*)\s*=\s*(" + _NUM + r")"
+                       r"(?:\s*(k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib|万|亿)(?![a-z]))?(?![\w.]*\s*[*/^x(])", re.I)
+_UNITS = {"k": (1e3, 2 ** 10), "m": (1e6, 2 ** 20), "g": (1e9, 2 ** 30), "t": (1e12, 2 ** 40), "万": (1e4,), "亿": (1e8,)}
+
+
+def _numeric(expr: str) -> float | None:
+    e = expr.lower().replace("**", "^")
+    e = re.sub(r"(?<=\d)\s*x\s*(?=\d|\()", " * ", e)
+    e = e.replace("^", "**")
+    if re.search(r"[a-wyz]", re.sub(r"cdiv|ceil|floor|e-?\d", "", e)):
+        return None
+    env = {"cdiv": lambda a, b: -(-a // b), "ceil": math.ceil, "floor": math.floor, "__builtins__": {}}
+    try:
+        v = eval(e, env, {})  # noqa: S307 (numbers, operators and three functions only: checked above)
+    except Exception:  # noqa: BLE001 (anything that does not compute is not read)
+        return None
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def numeric_slips(sentence: str) -> list[Slip]:
+    """Each "<numbers and operators> = <number>" in SENTENCE whose value the arithmetic contradicts."""
+    out = []
+    for m in _NUM_EXPR.finditer(sentence):
+        expr, said = m.group(1), float(m.group(2))
+        unit = (m.group(3) or "").lower()
+        if not re.search(r"[-+*/^x]|cdiv|ceil|floor", expr.replace(",", " "), re.I) or len(expr) > 80:
+            continue
+        if expr.count("(") != expr.count(")"):
+            continue
+        v = _numeric(expr)
+        if v is None or math.isinf(v) or math.isnan(v):
+            continue
+        literal = m.group(2)
+        if unit:  # "= 128 KiB": the unit's decimal or binary multiple, rounded
+            ok = any(abs(said * k - v) <= 0.02 * abs(v) for k in _UNITS[unit[0]])
+        elif re.search(r"[.e]", literal, re.I) or re.search(r"\d\.\d|e-?\d", expr, re.I):
+            ok = abs(said - v) <= 0.02 * max(abs(v), 1e-12)  # a decimal answer rounds
+        elif "/" in expr:
+            ok = said in (math.floor(v), math.ceil(v))  # which division the candidate means
+        else:
+            ok = said == v  # integer arithmetic is exact
+        if ok:
+            continue
+        out.append(Slip(quote=m.group(0).strip(), said=m.group(2), actual=f"{v:.6g}", start=m.start(), end=m.end()))
     return out

@@ -741,8 +741,9 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
 
 
 def arithmetic_slips(d: T.Doc, lang: str) -> list[dict]:
-    """Wrong claims for values of IEEE special-value arithmetic the answer states and the arithmetic contradicts
-    (coach/oral/arith.py): on every checkpoint, since "exp(-inf - finite) = NaN" is false wherever it is said."""
+    """Wrong claims for values the answer states that its own arithmetic contradicts (coach/oral/arith.py): IEEE
+    special values (`ieee-arithmetic`) and plain numbers (`arithmetic`), on every checkpoint, since "exp(-inf - finite)
+    = NaN" and "98 * 1024 = 100000" are false wherever they are said."""
     out = []
     for sent in d.spans:
         s = d.text[sent[0]:sent[1]]
@@ -752,6 +753,14 @@ def arithmetic_slips(d: T.Doc, lang: str) -> list[dict]:
             out.append({"id": "ieee-arithmetic",
                         "claim": pick(ARITH["claim"], lang).format(said=slip.quote),
                         "why": pick(ARITH["why"], lang).format(said=slip.said, actual=slip.actual),
+                        "quote": s.strip()})
+        for slip in A.numeric_slips(s):
+            if not asserted_here(d, sent, sent[0] + slip.start, sent[0] + slip.end):
+                continue
+            expr = slip.quote.rsplit("=", 1)[0].strip()
+            out.append({"id": "arithmetic",
+                        "claim": pick(ARITH["num_claim"], lang).format(said=slip.quote, actual=slip.actual),
+                        "why": pick(ARITH["num_why"], lang).format(expr=expr, actual=slip.actual),
                         "quote": s.strip()})
     return out
 
@@ -768,6 +777,8 @@ def claim_text(cid: str, claim_id: str, lang: str) -> tuple[str, str] | None:
     know."""
     if claim_id == "ieee-arithmetic":
         return pick(ARITH["any"], lang), pick(ARITH["why_any"], lang)
+    if claim_id == "arithmetic":
+        return pick(ARITH["num_any"], lang), pick(ARITH["num_why_any"], lang)
     if claim_id in claims():
         data = claims()[claim_id]
         return pick(data.get("claim"), lang), pick(data.get("why"), lang)
