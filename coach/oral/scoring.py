@@ -72,13 +72,14 @@ REBUTTAL = re.compile(
     r"\b(?:is|are|was|that's|which is|it's)\s+(?:wrong|incorrect|false|a myth|misleading|not true|"
     r"not a (?:general |real |hard )?rule)\b|\b(?:isn't|is not|not)\s+(?:true|a (?:general |real |hard )?rule|right|correct)\b|"
     r"\b(?:doesn't|does not|don't|do not|no longer)\s+(?:hold|exist)|\b(?:is|are)\s+(?:gone|removed)\b|"
-    r"\bnone of (?:that|them|these|those) (?:exists?|works?)\b|\b(?:is|are) (?:made up|fictional|invented)\b|\bfalse\b|"
+    r"\bnone of (?:that|them|these|those) (?:exists?|works?)\b|\b(?:is|are)\s+(?:(?:also|just|simply|entirely|completely|all)\s+)?(?:made up|fictional|invented)\b|\bfalse\b|"
     r"\bno longer\b|\b(?:is|are|was)\s+not\s+(?:the\s+)?(?:reason|why)\b|\b(?:isn't|aren't|wasn't)\s+(?:the\s+)?(?:reason|why)\b|"
     r"\bis only (?:an?|the|its|their) (?:[\w']+\s+){0,3}example\b|只是指南|只是(?:一个|它自己的)?例子|"
     r"\bonly\s+(?:works|holds|true|right|applies|"
     r"for|in)\b|\bexcept\b|\bunless\b|\bis a (?:classic )?bug\b|\btoo (?:small|large|big)\b|'s wrong\b|"
     r"不对|是错的|错了|不成立|不是原因|不是主要原因|不准确|是误解|误导|只在|只对|只有在|不是(?:真的|真正的)?(?:规律|规则)|不是普遍|不存在|已经没有|除了|除非|"
-    r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了|是编的|是虚构的|虚构", re.I)
+    r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了|是编的|是虚构的|虚构|"
+    r"(?:也|都|根本|并)(?:是编的|没有|不存在)", re.I)
 # A claim in the antecedent of a conditional is not asserted: "if you floor-divide instead, the tail is lost".
 CONDITIONAL = re.compile(r"\b(?:if|suppose|say you)\b|要是|如果|假如|假设|若是|万一|一旦写成", re.I)
 # A claim someone else makes is reported, not asserted: "the guide says the grid is capped at 48, which ...". The
@@ -554,16 +555,19 @@ def _denial_quote(d: T.Doc, p: Point) -> str:
             continue
         first = min(denied_at)
         # "fp8 has no range to spare, so it needs scaling": a denial offered as the reason for the point, which the
-        # sentence then asserts after a consequence connective, is the point's premise, not its denial
-        if any(b > first and THEREFORE.search(d.text, first, b) for b in asserted_at):
+        # sentence then asserts after a consequence connective, is the point's premise, not its denial; "it accumulates
+        # in fp32 so a long sum doesn't lose precision", "fp32 累加是为了不丢精度": a denial the point's assertion is
+        # said to bring about is its purpose
+        if any((b > first and THEREFORE.search(d.text, first, b)) or (b < first and THEREFORE.search(d.text, b, first))
+               for b in asserted_at):
             continue
         return d.text[sent[0]:sent[1]].strip()
     return ""
 
 
 # what introduces a consequence of the clause before it ("..., so it needs scaling", "……，所以要缩放")
-THEREFORE = re.compile(r"\b(?:so|therefore|hence|thus|which is why|that's why|that is why)\b|所以|因此|因而|于是|这就是为什么",
-                       re.I)
+THEREFORE = re.compile(r"\b(?:so|so that|therefore|hence|thus|which is why|that's why|that is why|to avoid|to keep|to stop)\b|"
+                       r"所以|因此|因而|于是|这就是为什么|为了|以免|免得|才能", re.I)
 
 
 @lru_cache(maxsize=1)
