@@ -79,7 +79,7 @@ REBUTTAL = re.compile(
     r"for|in)\b|\bexcept\b|\bunless\b|\bis a (?:classic )?bug\b|\btoo (?:small|large|big)\b|'s wrong\b|"
     r"不对|是错的|错了|不成立|不是原因|不是主要原因|不准确|是误解|误导|只在|只对|只有在|不是(?:真的|真正的)?(?:规律|规则)|不是普遍|不存在|已经没有|除了|除非|"
     r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了|是编的|是虚构的|虚构|"
-    r"(?:也|都|根本|并)(?:是编的|没有|不存在)", re.I)
+    r"(?:也|都|根本|并)(?:是编的|没有|不存在)(?=\s*(?:$|[,.;:!?]))", re.I)
 # A claim in the antecedent of a conditional is not asserted: "if you floor-divide instead, the tail is lost".
 CONDITIONAL = re.compile(r"\b(?:if|suppose|say you)\b|要是|如果|假如|假设|若是|万一|一旦写成", re.I)
 # A claim someone else makes is reported, not asserted: "the guide says the grid is capped at 48, which ...". The
