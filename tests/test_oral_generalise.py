@@ -231,3 +231,60 @@ def test_no_text_of_the_data_or_the_sets_has_an_arithmetic_slip():
     found = [(s, slip) for t in texts for s in sentences(normalise(t))
              for slip in arith.slips(s) + arith.numeric_slips(s)]
     assert not found, found[:5]
+
+
+# --- round 7's seen half: a denial the point's assertion brings about is its purpose; rebuttals with an adverb -------
+
+@pytest.mark.parametrize("lang,text", [
+    ("en", "Tensor cores. It accumulates in fp32 so a long K sum doesn't lose precision or overflow in fp16. "
+           "input_precision picks how fp32 inputs use the tensor cores: tf32, tf32x3 or ieee."),
+    ("zh", "tensor core；fp32 累加是为了长 K 求和不丢精度不溢出；input_precision 决定 fp32 输入用 tf32、tf32x3 还是 ieee。"),
+])
+def test_a_denial_the_point_brings_about_is_its_purpose(lang, text):
+    passed, wrong = ids("tensor-cores-fp32-accumulate", text, lang)
+    assert passed and not wrong, wrong
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en", "Tensor cores run the dot. fp16 accumulation doesn't lose precision, it is just as accurate. input_precision "
+           "is only for fp32 inputs."),
+    ("zh", "tensor core 跑 dot。fp16 累加不会丢精度，和 fp32 一样准。input_precision 只管 fp32 输入。"),
+])
+def test_the_same_denial_without_the_points_assertion_still_fails(lang, text):
+    assert not ids("tensor-cores-fp32-accumulate", text, lang)[0]
+
+
+@pytest.mark.parametrize("cid,lang,text", [
+    ("guide-ch8-what-is-wrong", "en", "TritonScheduling has no get_grid or select_xblock. Its premise of a default "
+     "grid cap of 48 is also made up. What's true: a capped grid with an inner loop over tiles is correct."),
+    ("guide-ch8-what-is-wrong", "zh", "TritonScheduling.get_grid、select_xblock 根本不存在。torch._inductor.utils."
+     "get_last_generated_code 也没有。对的部分：program 内循环多个 tile 加 mask 是正确的。"),
+])
+def test_a_rebuttal_with_an_adverb_cancels_the_claim_it_follows(cid, lang, text):
+    passed, wrong = ids(cid, text, lang)
+    assert passed and not wrong, wrong
+
+
+def test_also_has_no_cost_is_part_of_the_claim_not_a_rebuttal():
+    passed, wrong = ids("graph-breaks-recompiles", "graph break 让图断开，中间跑 Python。guard 失败就重编，重编没有上限也没有代价。",
+                        "zh")
+    assert "recompiles-unlimited" in wrong
+
+
+@pytest.mark.parametrize("cid,lang,text", [
+    ("tensor-cores-fp32-accumulate", "zh", "用 tensor core，累加器 fp32。input_precision 默认是 ieee，要手动设成 tf32 才会用 "
+     "tensor core 加速 fp32 的 matmul。"),
+    ("mixed-precision", "en", "Accumulate in fp32 with out_dtype. bf16 keeps fp32's range. tl.dot on float32 defaults to "
+     "ieee; you must set it to tf32 to get TF32."),
+])
+def test_one_shared_claim_serves_two_checkpoints(cid, lang, text):
+    passed, wrong = ids(cid, text, lang)
+    assert not passed and "dot-default-ieee" in wrong, wrong
+
+
+def test_the_true_default_passes_on_both():
+    assert "dot-default-ieee" not in ids("tensor-cores-fp32-accumulate", "tl.dot on fp16 runs on tensor cores with an "
+                                         "fp32 accumulator; for fp32 inputs input_precision defaults to tf32, ieee is "
+                                         "full fp32.")[1]
+    assert "dot-default-ieee" not in ids("mixed-precision", "tl.dot on float32 defaults to tf32; ieee is true float32. "
+                                         "Accumulate in fp32.")[1]
