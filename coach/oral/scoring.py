@@ -39,6 +39,12 @@ alternative is a term, a list of terms asserted in one clause, or {all, none, wi
 found is a wrong claim, `ID:contrary-N`: "contradicts a key point: <point>", why "In fact: <point, or the item's
 `fact`>", quoting the learner's sentence. An answer passes when it makes no wrong claim and shows at least `need` key points (default: half of them,
 rounded up) including every `required` one; `rule()` says so in words.
+
+A key point's `relation` (coach/oral/relations.py) says what it asserts about its concepts; a clause that says another
+value is a wrong claim `ID:relation-N`. Values the answer's own arithmetic contradicts (coach/oral/arith.py:
+"exp(-inf - finite) = NaN", "cdiv(100000, 1024) = 99") are wrong claims `ieee-arithmetic` / `arithmetic` on every
+checkpoint. A denial offered as the point's premise or purpose ("fp8 has no range to spare, so it needs scaling",
+"accumulate in fp32 so the sum doesn't lose bits") is not a denial of the point.
 """
 from __future__ import annotations
 
