@@ -288,3 +288,15 @@ def test_the_true_default_passes_on_both():
                                          "full fp32.")[1]
     assert "dot-default-ieee" not in ids("mixed-precision", "tl.dot on float32 defaults to tf32; ieee is true float32. "
                                          "Accumulate in fp32.")[1]
+
+
+def test_a_typed_power_tower_is_not_evaluated():
+    # the answer is evaluated in drill's own process: a huge exponent must not hang it
+    assert arith.numeric_slips("2^1000000000 = 5") == [] and arith.numeric_slips("9^9^9 = 1") == []
+    assert arith.numeric_slips("2^10 = 1000")[0].actual == "1024"
+
+
+def test_a_deeply_nested_or_long_expression_is_not_read_and_does_not_crash():
+    nested = "exp(" * 1000 + "-inf" + ")" * 1000 + " = 1"
+    assert arith.slips(nested) == [] and arith.numeric_slips("(" * 500 + "1" + ")" * 500 + " = 2") == []
+    assert scoring.score("causal-block-skipping", nested).wrong_claims == []
