@@ -300,3 +300,34 @@ def test_a_deeply_nested_or_long_expression_is_not_read_and_does_not_crash():
     nested = "exp(" * 1000 + "-inf" + ")" * 1000 + " = 1"
     assert arith.slips(nested) == [] and arith.numeric_slips("(" * 500 + "1" + ")" * 500 + " = 2") == []
     assert scoring.score("causal-block-skipping", nested).wrong_claims == []
+
+
+# --- negation scope: a preposition ("without", "unlike") negates its object, not the clause's predicate -------------
+
+from coach.oral import text as T  # noqa: E402
+
+
+@pytest.mark.parametrize("sentence,phrase,denied", [
+    ("Without a mask the last tile writes past the end.", "past the end", False),
+    ("Without the rescale the output is wrong.", "wrong", False),
+    ("Without other=0 the masked lanes are undefined.", "undefined", False),
+    ("Unlike fp16, bf16 has the range of fp32.", "range", False),
+    ("It runs without a mask.", "mask", True),
+    ("It works without any synchronisation.", "synchronisation", True),
+    ("without the mask", "mask", True),
+])
+def test_a_prepositions_negation_stops_at_the_clauses_subject(sentence, phrase, denied):
+    scoring.register_words()
+    d = T.doc(sentence)
+    i = d.text.lower().find(phrase)
+    assert T.denied(d, d.spans[0], i, i + len(phrase)) is denied
+
+
+@pytest.mark.parametrize("cid,text", [
+    ("why-mask", "n is rarely a multiple of BLOCK_SIZE. Without a mask the last tile writes past the end, and nothing "
+     "crashes."),
+    ("online-softmax-rescale", "m' = max(m, rowmax(s)), alpha = exp(m - m'), l' = alpha * l + rowsum(exp(s - m')), acc' "
+     "= alpha * acc + p @ v, o = acc / l. Without the rescale the output is wrong whenever the max grows."),
+])
+def test_without_x_then_the_point_credits_the_point(cid, text):
+    assert ids(cid, text)[0]
