@@ -12,7 +12,10 @@ checkpoints (wrong answers only), scored before their own relations; probes19i/ 
 set of falsehoods for the 12 of them round 6's seen half did not ask about, the same way; probes19j/ a fourth (English
 wrong answers, Chinese right answers) , probes19k/ a fifth (Chinese wrong, English right), probes19l/ a sixth (English wrong, Chinese right) and probes19m/ a seventh (Chinese wrong, English right). round5 is the round-5 blind holdout (a helper who
 never read the matchers), the development set of the key points' relations, and round6seen the seen half of round 6
-(10 checkpoints, 80 answers, the same kind of helper), used the same way. docs/oral.md
+(10 checkpoints, 80 answers, the same kind of helper), used the same way; round6unseen its unseen half, scored by
+the lead before it was shown, then the development set of the shared axes, the second predicate and topic clauses,
+and the IEEE arithmetic check (issue 19); round7seen the seen half of round 7 (10 other checkpoints, put here by
+the lead at 20:04 UTC), scored first with those mechanisms, then used the same way. docs/oral.md
 records all of them (`python tests/test_checkpoints_corpus.py` prints the current ones). Each set meets the goal in
 each language separately."""
 from __future__ import annotations
@@ -70,7 +73,9 @@ SETS = {"corpus": ORAL, "holdout": ORAL / "holdout", "holdout2": ORAL / "holdout
         "probes19": ORAL / "probes19", "probes19b": ORAL / "probes19b", "probes19c": ORAL / "probes19c",
         "holdout4u": ORAL / "holdout4u", "probes19d": ORAL / "probes19d", "probes19e": ORAL / "probes19e", "probes19f": ORAL / "probes19f",
         "probes19g": ORAL / "probes19g", "probes19h": ORAL / "probes19h", "probes19i": ORAL / "probes19i", "probes19j": ORAL / "probes19j", "probes19k": ORAL / "probes19k", "probes19l": ORAL / "probes19l", "probes19m": ORAL / "probes19m", "round5": Path(__file__).parent / "blind_holdout" / "oral_round5.yaml",
-        "round6seen": Path(__file__).parent / "blind_holdout" / "oral_round6_seen.yaml"}
+        "round6seen": Path(__file__).parent / "blind_holdout" / "oral_round6_seen.yaml",
+        "round6unseen": Path(__file__).parent / "blind_holdout" / "oral_round6_unseen.yaml",
+        "round7seen": Path(__file__).parent / "blind_holdout" / "oral_round7_seen.yaml"}
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -28,6 +28,13 @@ mention inside a longer one is not a mention (per warp inside per warpgroup). Th
                                      into shared memory": the next value binds)
   NOT denied         binds nothing  ("softmax is not compute-bound": the next value binds)
 
+Two readings beyond the nearest value (coach/oral/scoring.py relation_state): a second predicate of the same subject
+("FX traces the model and also does the operator fusion": a value after the bound one, before the next subject, in
+the subject's clause, contradicts when it is a NOT value), and a topic clause ("torch.compile 的话，...", "With
+torch.compile, ...": a clause that holds only its subject and a topic marker extends over the next clause). A value
+relation with no `not` takes the other end of its `is` concept's axis (prompts.yaml `opposites`: manual / auto,
+fused-one / unfused, compile-time / run-time, ...).
+
 A trend holds when both OF and WITH take a direction word (asserted) and the product of the two directions is the
 trend's. Whether a contradicting sentence is asserted at all (not in a conditional's antecedent, not reported speech,
 not rebutted) is the scorer's rule for every claim; this module only binds.

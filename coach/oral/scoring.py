@@ -39,6 +39,12 @@ alternative is a term, a list of terms asserted in one clause, or {all, none, wi
 found is a wrong claim, `ID:contrary-N`: "contradicts a key point: <point>", why "In fact: <point, or the item's
 `fact`>", quoting the learner's sentence. An answer passes when it makes no wrong claim and shows at least `need` key points (default: half of them,
 rounded up) including every `required` one; `rule()` says so in words.
+
+A key point's `relation` (coach/oral/relations.py) says what it asserts about its concepts; a clause that says another
+value is a wrong claim `ID:relation-N`. Values the answer's own arithmetic contradicts (coach/oral/arith.py:
+"exp(-inf - finite) = NaN", "cdiv(100000, 1024) = 99") are wrong claims `ieee-arithmetic` / `arithmetic` on every
+checkpoint. A denial offered as the point's premise or purpose ("fp8 has no range to spare, so it needs scaling",
+"accumulate in fp32 so the sum doesn't lose bits") is not a denial of the point.
 """
 from __future__ import annotations
 
@@ -46,6 +52,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from coach.oral import arith as A
 from coach.oral import relations as R
 from coach.oral import text as T
 from coach.oral.text import normalise, sentences
@@ -71,13 +78,14 @@ REBUTTAL = re.compile(
     r"\b(?:is|are|was|that's|which is|it's)\s+(?:wrong|incorrect|false|a myth|misleading|not true|"
     r"not a (?:general |real |hard )?rule)\b|\b(?:isn't|is not|not)\s+(?:true|a (?:general |real |hard )?rule|right|correct)\b|"
     r"\b(?:doesn't|does not|don't|do not|no longer)\s+(?:hold|exist)|\b(?:is|are)\s+(?:gone|removed)\b|"
-    r"\bnone of (?:that|them|these|those) (?:exists?|works?)\b|\b(?:is|are) (?:made up|fictional|invented)\b|\bfalse\b|"
+    r"\bnone of (?:that|them|these|those) (?:exists?|works?)\b|\b(?:is|are)\s+(?:(?:also|just|simply|entirely|completely|all)\s+)?(?:made up|fictional|invented)\b|\bfalse\b|"
     r"\bno longer\b|\b(?:is|are|was)\s+not\s+(?:the\s+)?(?:reason|why)\b|\b(?:isn't|aren't|wasn't)\s+(?:the\s+)?(?:reason|why)\b|"
     r"\bis only (?:an?|the|its|their) (?:[\w']+\s+){0,3}example\b|只是指南|只是(?:一个|它自己的)?例子|"
     r"\bonly\s+(?:works|holds|true|right|applies|"
     r"for|in)\b|\bexcept\b|\bunless\b|\bis a (?:classic )?bug\b|\btoo (?:small|large|big)\b|'s wrong\b|"
     r"不对|是错的|错了|不成立|不是原因|不是主要原因|不准确|是误解|误导|只在|只对|只有在|不是(?:真的|真正的)?(?:规律|规则)|不是普遍|不存在|已经没有|除了|除非|"
-    r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了|是编的|是虚构的|虚构", re.I)
+    r"经典\s*bug|是\s*bug|偏小|偏大|就错|会错|有误|其实不是|实际上不是|已经没了|没有了|被移除|删掉了|是编的|是虚构的|虚构|"
+    r"(?:也|都|根本|并)(?:是编的|没有|不存在)(?=\s*(?:$|[,.;:!?]))", re.I)
 # A claim in the antecedent of a conditional is not asserted: "if you floor-divide instead, the tail is lost".
 CONDITIONAL = re.compile(r"\b(?:if|suppose|say you)\b|要是|如果|假如|假设|若是|万一|一旦写成", re.I)
 # A claim someone else makes is reported, not asserted: "the guide says the grid is capped at 48, which ...". The
@@ -322,9 +330,36 @@ def compile_relation(cid: str, data: dict) -> R.Relation:
             raise catalog.CatalogError(f"{cid}: a trend relation needs `with` and trend: same|opposite")
         return R.Relation(of=_one_part(data["of"]), with_=_one_part(data["with"]),
                           trend=1 if data["trend"] == "same" else -1)
-    if not data.get("is") or not data.get("not"):
-        raise catalog.CatalogError(f"{cid}: a value relation needs `is` and `not`")
-    return R.Relation(of=_one_part(data["of"]), is_=_one_part(data["is"]), not_=_one_part(data["not"]))
+    is_ = data.get("is")
+    is_ = is_ if isinstance(is_, list) else [is_] if is_ else []
+    not_ = data.get("not")
+    # a relation that says only what it asserts gets the other end of its value's axis; a written `not` is the
+    # author's narrowing ("each warp issues ..." rather than every "each warp") and stands as written
+    not_ = (not_ if isinstance(not_, list) else [not_]) if not_ else opposites_of(is_)
+    if not is_ or not not_:
+        raise catalog.CatalogError(f"{cid}: a value relation needs `is` and `not` (or an `is` concept with an opposite)")
+    return R.Relation(of=_one_part(data["of"]), is_=_one_part(is_), not_=_one_part(not_))
+
+
+@lru_cache(maxsize=1)
+def opposites() -> dict:
+    """{concept: [its opposite concepts]} from prompts.yaml `opposites` (pairs of concept names, both ways): the axis a
+    shared value lies on, so that a relation {of, is: @manual} with no `not` contradicts wherever its subject is said to
+    be @auto, on every checkpoint that uses the pair, without listing the falsehoods."""
+    out: dict = {}
+    for pair in load().get("opposites") or []:
+        if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(c, str) for c in pair):
+            raise catalog.CatalogError(f"opposites: {pair!r} is not a pair of concept names")
+        for a, b in (pair, pair[::-1]):
+            if a not in concepts() or b not in concepts():
+                raise catalog.CatalogError(f"opposites: unknown concept in {pair!r}")
+            out.setdefault(a, []).append(b)
+    return out
+
+
+def opposites_of(terms: list) -> list:
+    """The @opposite of every @concept among TERMS (a relation's `is`)."""
+    return ["@" + o for t in terms if isinstance(t, str) and t.startswith("@") for o in opposites().get(t[1:], [])]
 
 
 def matcher_for(cid: str, cp: dict) -> Matcher:
@@ -411,11 +446,11 @@ def _occurrences(d: T.Doc, part: Part, sent: tuple):
         yield m.start(), m.end(), neg == part.denied
 
 
-def _alt_state(d: T.Doc, alt: tuple) -> str | None:
+def _alt_state(d: T.Doc, alt: tuple, spans=None) -> str | None:
     """'asserted' when every part is asserted in one sentence, 'denied' when every part occurs in one sentence but one
-    is said the other way round, else None."""
+    is said the other way round, else None (over SPANS, the answer's sentences by default)."""
     state = None
-    for sent in d.spans:
+    for sent in d.spans if spans is None else spans:
         occ = [list(_occurrences(d, p, sent)) for p in alt]
         if not all(occ):
             continue
@@ -513,11 +548,32 @@ def _denial_quote(d: T.Doc, p: Point) -> str:
     """The first sentence where an alternative of P occurs only said the other way round ("alignment doesn't
     matter" for a point that alignment is needed), or ''."""
     for sent in d.spans:
+        denied_at, asserted_at = [], []
         for a in p.alternatives:
             occ = [list(_occurrences(d, part, sent)) for part in a]
-            if all(occ) and not all(any(ok for *_, ok in o) for o in occ):
-                return d.text[sent[0]:sent[1]].strip()
+            if not all(occ):
+                continue
+            if all(any(ok for *_, ok in o) for o in occ):
+                asserted_at.append(max(min(x for x, _, ok in o if ok) for o in occ))
+            else:
+                denied_at.append(min(x for o in occ for x, _, ok in o if not ok))
+        if not denied_at:
+            continue
+        first = min(denied_at)
+        # "fp8 has no range to spare, so it needs scaling": a denial offered as the reason for the point, which the
+        # sentence then asserts after a consequence connective, is the point's premise, not its denial; "it accumulates
+        # in fp32 so a long sum doesn't lose precision", "fp32 累加是为了不丢精度": a denial the point's assertion is
+        # said to bring about is its purpose
+        if any((b > first and THEREFORE.search(d.text, first, b)) or (b < first and THEREFORE.search(d.text, b, first))
+               for b in asserted_at):
+            continue
+        return d.text[sent[0]:sent[1]].strip()
     return ""
+
+
+# what introduces a consequence of the clause before it ("..., so it needs scaling", "……，所以要缩放")
+THEREFORE = re.compile(r"\b(?:so|so that|therefore|hence|thus|which is why|that's why|that is why|to avoid|to keep|to stop)\b|"
+                       r"所以|因此|因而|于是|这就是为什么|为了|以免|免得|才能", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -548,6 +604,24 @@ def _item(d: T.Doc, sent: tuple, x: tuple) -> tuple:
     return (lo if before < 0 else before + 1), (hi if after < 0 else after)
 
 
+# a clause that is only its subject and a topic marker ("With torch.compile, ...", "torch.compile 的话，...", "对 CUDA
+# 来说，...") sets the topic of the next clause, where its predicate is
+TOPIC_REST = re.compile(r"^\s*(?:(?:with|in|for|as for|on|using|under)\s+(?:the\s+)?)?$|^\s*(?:用|对|在|至于)?$", re.I)
+TOPIC_TAIL = re.compile(r"^\s*(?:'s side|的话|里面?|中|来说|这边|这里|那边|呢|时|的时候)?\s*$", re.I)
+TOPIC_MARK = re.compile(r"\b(?:with|in|for|as for|on|using|under)\b|'s side|的话|里|中|来说|这边|这里|那边|呢|时|用|对|在|至于", re.I)
+
+
+def _topic_clause(d: T.Doc, sent: tuple, x: tuple, span: tuple) -> tuple:
+    """SPAN, the clause of subject X, extended over the next clause when it holds nothing but X as a topic."""
+    lo, hi = span
+    before, after = d.text[lo:x[0]], d.text[x[1]:hi]
+    if hi >= sent[1] or not (TOPIC_REST.match(before) and TOPIC_TAIL.match(after)) or \
+            not TOPIC_MARK.search(before + " " + after):  # a bare list item ("..., device_print, ...") is no topic
+        return span
+    nxt = T.CLAUSE.match(d.text, hi)
+    return lo, T.clause_end(d, nxt.end() if nxt else hi + 1, sent[1])
+
+
 def relation_state(d: T.Doc, rel: R.Relation, rivals: tuple = ()) -> tuple:
     """(state, quote, said) of one relation over the answer: 'contradicts' with the first sentence where the candidate
     asserts a different relation about the same concepts and the words that say it; else 'holds' where one asserts
@@ -568,7 +642,7 @@ def relation_state(d: T.Doc, rel: R.Relation, rivals: tuple = ()) -> tuple:
         subjects = [(a, b) for a, b, ok in _occurrences(d, rel.of, sent) if ok or not T.negated_before(d, sent[0], a)]
         if not subjects:
             continue
-        clause = lambda x: _item(d, sent, x)  # noqa: E731
+        clause = lambda x: _topic_clause(d, sent, x, _item(d, sent, x))  # noqa: E731
         whole = lambda x: (T.clause_start(d, sent[0], x[0]), T.clause_end(d, x[1], sent[1]))  # noqa: E731
         chinese = T.has_cjk(d.text[sent[0]:sent[1]])
         zh = lambda x: chinese  # noqa: E731  (a Chinese sentence puts its topic first: "编译期的值用 static_print")
@@ -596,6 +670,12 @@ def relation_state(d: T.Doc, rel: R.Relation, rivals: tuple = ()) -> tuple:
                 verdict = R.judge_value(m)
                 if verdict:
                     found.append((verdict, [x, (m.start, m.end)]))
+                # a coordinated predicate: "FX traces the model and also does the fusion" says both of FX; a value
+                # after the bound one in the subject's clause, before the next subject, is the subject's too
+                stop = min([a for a, _ in subjects + others if a >= x[1]] + [clause(x)[1]])
+                found += [("contradicts", [x, (v.start, v.end)]) for v in values
+                          if m is not None and v is not m and v.kind == R.NOT and v.asserted
+                          and v.start >= max(x[1], m.end) and v.end <= stop]
         for verdict, spans in found:
             first, last = min(a for a, _ in spans), max(b for _, b in spans)
             if verdict == "holds":
@@ -654,6 +734,7 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
     if not empty:
         wrong = [{"id": c.cid, "claim": pick(c.claim, lang), "why": pick(c.why, lang), "quote": quote}
                  for c, quote in find_claims(m.claims, d)] + said
+        wrong += arithmetic_slips(d, lang)
         for i, (p, pt) in enumerate(zip(m.points, points)):
             quote = _denial_quote(d, p) if p.denial_is_wrong else ""
             if quote:
@@ -669,15 +750,45 @@ def score_text(m: Matcher, answer: str, lang: str = "en") -> Score:
                  empty=empty, segmenter=None if d.tokens is None else T.segmenter())
 
 
+def arithmetic_slips(d: T.Doc, lang: str) -> list[dict]:
+    """Wrong claims for values the answer states that its own arithmetic contradicts (coach/oral/arith.py): IEEE
+    special values (`ieee-arithmetic`) and plain numbers (`arithmetic`), on every checkpoint, since "exp(-inf - finite)
+    = NaN" and "98 * 1024 = 100000" are false wherever they are said."""
+    out = []
+    for sent in d.spans:
+        s = d.text[sent[0]:sent[1]]
+        for slip in A.slips(s):
+            if not asserted_here(d, sent, sent[0] + slip.start, sent[0] + slip.end):
+                continue
+            out.append({"id": "ieee-arithmetic",
+                        "claim": pick(ARITH["claim"], lang).format(said=slip.quote),
+                        "why": pick(ARITH["why"], lang).format(said=slip.said, actual=slip.actual),
+                        "quote": s.strip()})
+        for slip in A.numeric_slips(s):
+            if not asserted_here(d, sent, sent[0] + slip.start, sent[0] + slip.end):
+                continue
+            expr = slip.quote.rsplit("=", 1)[0].strip()
+            out.append({"id": "arithmetic",
+                        "claim": pick(ARITH["num_claim"], lang).format(said=slip.quote, actual=slip.actual),
+                        "why": pick(ARITH["num_why"], lang).format(expr=expr, actual=slip.actual),
+                        "quote": s.strip()})
+    return out
+
+
+ARITH = catalog.section("coach.oral_arith")  # texts.yaml
 DENIAL = catalog.section("coach.oral_denial")  # texts.yaml
 RELATION = catalog.section("coach.oral_relation")  # texts.yaml
 
 
 def claim_text(cid: str, claim_id: str, lang: str) -> tuple[str, str] | None:
-    """(claim, why) of a wrong claim found for checkpoint CID, in LANG: a listed claim, a key point's contrary
-    (`CID:contrary-N`), a denied point (`CID:denies-point-N`) or a point's relation said differently
+    """(claim, why) of a wrong claim found for checkpoint CID, in LANG: a listed claim, IEEE arithmetic said wrongly
+    (`ieee-arithmetic`), a key point's contrary (`CID:contrary-N`), a denied point (`CID:denies-point-N`) or a point's relation said differently
     (`CID:relation-N`, without the learner's words, which the score's own entry quotes); None for an id it does not
     know."""
+    if claim_id == "ieee-arithmetic":
+        return pick(ARITH["any"], lang), pick(ARITH["why_any"], lang)
+    if claim_id == "arithmetic":
+        return pick(ARITH["num_any"], lang), pick(ARITH["num_why_any"], lang)
     if claim_id in claims():
         data = claims()[claim_id]
         return pick(data.get("claim"), lang), pick(data.get("why"), lang)

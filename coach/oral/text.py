@@ -256,12 +256,21 @@ def _a_not_a(prev: str, w: str) -> bool:
     return len(w) > 1 and w[0] in "不没" and bool(prev) and _CJK.match(prev) is not None and w[1:].startswith(prev)
 
 
+# A preposition negates only its object: "without a mask the last tile writes past the end" denies the mask, not the
+# writing. Its scope ends where the clause's subject starts, a determiner or pronoun after the object's first word.
+EN_PREP_NEG = re.compile(r"\b(?:without|unlike)\b", re.I)
+EN_NEW_NP = re.compile(r"\S+\s+(?:(?:\S+\s+){0,3}?)\b(?:the|a|an|its|their|each|every|this|these|those|it|you|we|they|"
+                       r"there|all|any|no|nothing|every)\b", re.I)
+
+
 def _en_negated(scope: str) -> bool:
     scope = EN_AFFIRM.sub(" ", scope)
     last = None
     for m in EN_NEG.finditer(scope):
         last = m
     if last is None:
+        return False
+    if EN_PREP_NEG.fullmatch(last.group(0)) and EN_NEW_NP.match(scope, last.end() + 1 if scope[last.end():last.end() + 1].isspace() else last.end()):
         return False
     return EN_BREAK.search(scope, last.end()) is None
 
