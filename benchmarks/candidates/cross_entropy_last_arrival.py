@@ -17,7 +17,8 @@ than the H200's 60 MB L2, so the second read comes from HBM (docs/training.md). 
    logits. Its siblings read the same row moments before, so the re-read can hit L2.
 3. LAG > 0, "later programs help": program (row, c) also does chunk c's gradient of row `row - LAG` when that row is
    complete (its counter reads C through an acquiring `atomic_add(…, 0)`), claiming the chunk with
-   `tl.atomic_xchg` on a (T, C) flag; the row's last arrival still claims and writes every chunk nobody took. Every
+   `tl.atomic_cas(flag, 0, ...)` on a (T, C) flag (a helper sets 2, the last arrival 1: STATS shows who did the
+   work); the row's last arrival still claims and writes every chunk nobody took. Every
    program does a chunk of first pass and at most a chunk of gradient, so the work is even and the re-read trails
    the first read by about LAG rows (LAG x 256 KB x 2 of traffic), bounded however many programs are in flight.
    The grid has LAG extra rows of programs that only help.
@@ -40,6 +41,7 @@ NUM_WARPS = 8
 LAG = 0          # 0: the row's last arrival writes its whole gradient; > 0: program (r, c) helps row r - LAG
 EVICT = False    # first pass evict_last (keep in L2), gradient pass loads and stores evict_first
 BLOCK_T = 1024   # targets per step of the counting and summing kernels
+STATS = {}       # the last call's (T, C + 1) counters and claims: 1 where the last arrival wrote a chunk, 2 a helper
 
 
 @triton.jit
@@ -115,7 +117,7 @@ def _ce_chunks(X, stride, Target, Loss, NValid, PartM, PartS, XY, Sync, T, V, ig
                     if LAG == 0:
                         _grad_chunk(Xr, k, y, lse, inv_n, V, CHUNK, EVICT)
                     else:
-                        if tl.atomic_xchg(Sync + row * (C + 1) + 1 + k, 1, sem="acq_rel", scope="gpu") == 0:
+                        if tl.atomic_cas(Sync + row * (C + 1) + 1 + k, 0, 1, sem="acq_rel", scope="gpu") == 0:
                             _grad_chunk(Xr, k, y, lse, inv_n, V, CHUNK, EVICT)
     if LAG > 0:
         r = row - LAG
@@ -124,7 +126,7 @@ def _ce_chunks(X, stride, Target, Loss, NValid, PartM, PartS, XY, Sync, T, V, ig
             if y_r != ignore_index:
                 done = tl.atomic_add(Sync + r * (C + 1), 0, sem="acq_rel", scope="gpu")
                 if done == C:
-                    if tl.atomic_xchg(Sync + r * (C + 1) + 1 + c, 1, sem="acq_rel", scope="gpu") == 0:
+                    if tl.atomic_cas(Sync + r * (C + 1) + 1 + c, 0, 2, sem="acq_rel", scope="gpu") == 0:
                         lse = _row_lse(PartM, PartS, r, C, CP)
                         inv_n = 1.0 / tl.load(NValid)
                         _grad_chunk(X + r.to(tl.int64) * stride, c, y_r, lse, inv_n, V, CHUNK, EVICT)
@@ -176,6 +178,7 @@ class CrossEntropy(torch.autograd.Function):
                                       T, V, ignore_index, C=C, CP=triton.next_power_of_2(C), CHUNK=chunk, LAG=LAG,
                                       EVICT=EVICT, num_warps=NUM_WARPS)
         _mean_loss[(1,)](loss_rows, n_valid, loss, T, BLOCK=BLOCK_T)
+        STATS["sync"] = sync
         ctx.save_for_backward(logits.detach())  # now holds the gradient of the mean loss
         ctx.chunk = chunk
         return loss
