@@ -2,7 +2,8 @@
 and the checks benchmarks/h200_ce_l2.sh runs before timing them: each schedule the H200 batch times computes
 F.cross_entropy's loss and gradient under Triton's interpreter (ignored rows, several chunks per row, an all-ignored
 batch, dy != 1), the helper path of the LAG variant (which the interpreter's one-program-at-a-time order never takes
-on its own) is forced and checked, a chunk claimed twice or never is caught, and benchmarks/cross_entropy.py's
+on its own) is forced and checked, a claim won on the wrong value (chunks never written) is caught, and
+benchmarks/cross_entropy.py's
 pre-timing check refuses a wrong candidate.
 
 The kernels run in one subprocess (TRITON_INTERPRET must be set before triton is imported)."""

@@ -11,17 +11,19 @@ than the H200's 60 MB L2, so the second read comes from HBM (docs/training.md). 
    (T, C) buffers (and, if the chunk holds the target, the target logit to a (T,) buffer), then adds 1 to the row's
    counter with `tl.atomic_add` (sem acq_rel, scope gpu: Triton's defaults; written out). The release orders its
    partial stores before the count; the acquire of the program that sees the count reach C makes all of them
-   visible to it.
+   visible to it. In the sm_90 PTX one thread issues `atom.global.gpu.acq_rel.add.u32` after a `bar.sync` (the
+   `tl.debug_barrier()` here: every thread's stores come before the release) and hands the old value to the other
+   threads through shared memory behind another `bar.sync`, so their reads of the partials come after the acquire.
 2. LAG = 0, "last arrival finalises": the program whose add returned C - 1 combines the C partials into the row's
    lse, writes the row's loss and walks the whole row once more writing (softmax - one_hot) / n_valid over the
    logits. Its siblings read the same row moments before, so the re-read can hit L2.
-3. LAG > 0, "later programs help": program (row, c) also does chunk c's gradient of row `row - LAG` when that row is
-   complete (its counter reads C through an acquiring `atomic_add(…, 0)`), claiming the chunk with
-   `tl.atomic_cas(flag, 0, ...)` on a (T, C) flag (a helper sets 2, the last arrival 1: STATS shows who did the
-   work); the row's last arrival still claims and writes every chunk nobody took. Every
-   program does a chunk of first pass and at most a chunk of gradient, so the work is even and the re-read trails
-   the first read by about LAG rows (LAG x 256 KB x 2 of traffic), bounded however many programs are in flight.
-   The grid has LAG extra rows of programs that only help.
+3. LAG > 0, "later programs help": program (row, c) also does chunk c's gradient of row `row - LAG` when that row
+   is complete (its counter reads C through an acquiring `atomic_add(..., 0)`), claiming the chunk with
+   `tl.atomic_cas(flag, 0, 2)` on a (T, C) flag; the row's last arrival claims with `atomic_cas(flag, 0, 1)` and
+   writes every chunk nobody took (STATS keeps the last call's flags: who did the work). Every program does a chunk
+   of first pass and at most a chunk of gradient, so the work is even, and the re-read trails the first read by
+   about LAG rows (LAG x 256 KB read, as much written), however many programs are in flight. The grid has LAG extra
+   rows of programs that only help.
 No program waits for another (no spinning): Triton's interpreter, which runs programs one after another, gets the
 same answer (there the last arrival always does the whole row).
 
