@@ -65,7 +65,7 @@ def quant_jobs(quick: bool):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few kernels only")
-    ap.add_argument("--only-ce-l2", action="store_true", help="only benchmarks/h200_ce_l2.sh's candidates")
+    ap.add_argument("--only-ce-l2", action="store_true", help="only benchmarks/h200_ce_l2*.sh's candidates")
     a = ap.parse_args(argv)
     import triton
 
@@ -94,10 +94,10 @@ def main(argv=None) -> int:
         consts = dict(BLOCK_V=int(block), REVERSE=bool(int(rev)), EVICT=bool(int(evict)), PREFETCH=bool(int(pf or 0)))
         jobs.append((f"ce {consts} warps={warps}", ce._ce_fwd_grad, CE_NAMES, CE_TYPES, consts, (), (), int(warps),
                      3))
-    # benchmarks/h200_ce_l2.sh's chunked (last-arrival / LAG) and hinted-reference candidates
+    # benchmarks/h200_ce_l2*.sh's chunked (last-arrival / LAG) and hinted-reference candidates
     la = load_module(ROOT / "benchmarks" / "candidates" / "cross_entropy_last_arrival.py", "sm90_la")
     hints = load_module(ROOT / "benchmarks" / "candidates" / "cross_entropy_hints.py", "sm90_hints")
-    l2 = (ROOT / "benchmarks" / "h200_ce_l2.sh").read_text()
+    l2 = "".join(p.read_text() for p in sorted((ROOT / "benchmarks").glob("h200_ce_l2*.sh")))
     for spec in sorted(set(re.findall(r"\$LA:([\w=,]+)", l2))):
         kv = dict(x.split("=") for x in spec.split(","))
         chunk, lag = int(kv["CHUNK"]), int(kv["LAG"])
@@ -107,7 +107,8 @@ def main(argv=None) -> int:
                      int(kv["NUM_WARPS"]), 3))
     for spec in sorted(set(re.findall(r"\$H:([\w=,]+)", l2))):
         kv = dict(x.split("=") for x in spec.split(","))
-        consts = dict(BLOCK_V=int(kv["BLOCK_V"]), EVICT=kv.get("EVICT") == "True", REVERSE=kv.get("REVERSE") == "True")
+        consts = dict(BLOCK_V=int(kv["BLOCK_V"]), EVICT=kv.get("EVICT") == "True", REVERSE=kv.get("REVERSE") == "True",
+                      KEEP=int(kv.get("KEEP", 0)), STAGES=int(kv.get("STAGES", 1)))
         jobs.append((f"ce hints {spec}", hints._ce_fwd_grad, CE_NAMES[:5] + CE_NAMES[6:], CE_TYPES[:5] + CE_TYPES[6:],
                      consts, (), (), int(kv["NUM_WARPS"]), 3))
     if a.only_ce_l2:

@@ -96,6 +96,8 @@ def results(tmp: str) -> dict:
         "claim won on the wrong value": (str(v["claim_wrong_value"]), {"CHUNK": 1024, "LAG": 2}),
         "hints reverse evict": (hints, {"BLOCK_V": 1024, "REVERSE": True, "EVICT": True}),
         "hints reverse": (hints, {"BLOCK_V": 512, "REVERSE": True}),
+        "hints keep 2, stages 2": (hints, {"BLOCK_V": 512, "REVERSE": True, "EVICT": True, "KEEP": 2, "STAGES": 2}),
+        "hints keep more than the row": (hints, {"BLOCK_V": 1024, "EVICT": True, "KEEP": 9}),
     }
     proc = subprocess.run([sys.executable, "-c", SCRIPT, str(ROOT), json.dumps(cases)], capture_output=True,
                           text=True, timeout=900)
@@ -110,7 +112,8 @@ def res(tmp_path_factory):
 
 
 @pytest.mark.parametrize("case", ["last arrival, 3 chunks", "last arrival, one chunk", "LAG 2", "helpers only, LAG 1",
-                                  "helpers only, LAG 4, evict", "hints reverse evict", "hints reverse"])
+                                  "helpers only, LAG 4, evict", "hints reverse evict", "hints reverse",
+                                  "hints keep 2, stages 2", "hints keep more than the row"])
 def test_each_timed_schedule_matches_float64_cross_entropy(res, case):
     """Loss and gradient (dy = 1.5) within float32's rounding; the all-ignored batch gives NaN."""
     assert res[case] < 1e-5
@@ -134,13 +137,13 @@ def test_the_benchmark_refuses_to_time_a_wrong_candidate(res):
 
 
 def test_the_batch_times_only_schedules_that_compile_here():
-    """Every candidate h200_ce_l2.sh names exists with those constants (a typo would cost the batch's row)."""
-    text = (ROOT / "benchmarks" / "h200_ce_l2.sh").read_text()
+    """Every candidate h200_ce_l2*.sh names exists with those constants (a typo would cost the batch's row)."""
+    text = "".join(p.read_text() for p in sorted((ROOT / "benchmarks").glob("h200_ce_l2*.sh")))
     from benchmarks.constants import load_module
     la = load_module(LA, "la_names")
     hints = load_module(ROOT / "benchmarks" / "candidates" / "cross_entropy_hints.py", "hint_names")
     specs = re.findall(r"\$(LA|H):([\w=,]+)", text)
-    assert len(specs) >= 8
+    assert len(specs) >= 20
     for which, spec in specs:
         mod = la if which == "LA" else hints
         for kv in spec.split(","):

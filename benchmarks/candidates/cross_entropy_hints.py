@@ -3,8 +3,11 @@
 (solutions/cross_entropy.py: one program per row, online log-sum-exp, then the gradient over the logits) with two
 switches. EVICT: the first pass's loads ask L2 to keep their lines (evict_last), the gradient pass's loads and
 stores to drop theirs first (evict_first). REVERSE: the gradient pass walks the row from its end, where the first
-pass ended, so the most recently read blocks (the likeliest still in L2) are re-read first. BLOCK_V and NUM_WARPS as
-the reference's. With both switches off it is the reference.
+pass ended, so the most recently read blocks (the likeliest still in L2) are re-read first. KEEP (with EVICT): only
+the row's last KEEP blocks are read evict_last, the head evict_first (REVERSE re-reads the tail first: the head of
+a 256 KB row is evicted before its re-read anyway, and keeping it only crowds out the tails). STAGES > 1 pipelines
+the first pass's loads (tl.range num_stages). BLOCK_V and NUM_WARPS as the reference's. With every switch off it is
+the reference.
 """
 import torch
 import triton
@@ -15,6 +18,8 @@ NUM_WARPS = 16  # H200, (8192, 128256) bf16: 8192 x 16 warps 1507 µs, Liger's 3
 BLOCK_T = 1024   # targets per step of the counting and summing kernels
 EVICT = False
 REVERSE = False
+KEEP = 0         # with EVICT: 0 keeps (evict_last) every first-pass block; k > 0 only the row's last k blocks
+STAGES = 1       # > 1: the first pass's loops as tl.range(..., num_stages=STAGES) (software-pipelined loads)
 
 
 @triton.jit
@@ -29,7 +34,7 @@ def _count_valid(Target, NValid, T, ignore_index, BLOCK: tl.constexpr):
 
 @triton.jit
 def _ce_fwd_grad(X, stride, Target, Loss, NValid, V, ignore_index, BLOCK_V: tl.constexpr, EVICT: tl.constexpr,
-                 REVERSE: tl.constexpr):
+                 REVERSE: tl.constexpr, KEEP: tl.constexpr, STAGES: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     X += row * stride
     y = tl.load(Target + row)
@@ -41,8 +46,19 @@ def _ce_fwd_grad(X, stride, Target, Loss, NValid, V, ignore_index, BLOCK_V: tl.c
     else:
         m = float("-inf")
         d = 0.0
-        for off in range(0, V, BLOCK_V):
-            cols = off + tl.arange(0, BLOCK_V)
+        nblk = tl.cdiv(V, BLOCK_V)
+        if EVICT and KEEP > 0:  # blocks read before the kept tail
+            head = tl.maximum(nblk - KEEP, 0)
+        else:
+            head = nblk * 0
+        for i in tl.range(0, head, num_stages=STAGES):  # the head: not re-read from L2 anyway, so evict_first
+            cols = i * BLOCK_V + tl.arange(0, BLOCK_V)
+            x = tl.load(X + cols, mask=cols < V, other=float("-inf"), eviction_policy="evict_first").to(tl.float32)
+            m_new = tl.maximum(m, tl.max(x, axis=0))
+            d = d * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+            m = m_new
+        for i in tl.range(head, nblk, num_stages=STAGES):
+            cols = i * BLOCK_V + tl.arange(0, BLOCK_V)
             if EVICT:
                 x = tl.load(X + cols, mask=cols < V, other=float("-inf"), eviction_policy="evict_last")
             else:
@@ -55,7 +71,6 @@ def _ce_fwd_grad(X, stride, Target, Loss, NValid, V, ignore_index, BLOCK_V: tl.c
         x_y = tl.load(X + y).to(tl.float32)
         tl.store(Loss + row, lse - x_y)
         inv_n = 1.0 / tl.load(NValid)
-        nblk = tl.cdiv(V, BLOCK_V)
         for i in range(0, nblk):
             if REVERSE:
                 cols = (nblk - 1 - i) * BLOCK_V + tl.arange(0, BLOCK_V)
@@ -110,7 +125,8 @@ class CrossEntropy(torch.autograd.Function):
         _count_valid[(1,)](target, n_valid, T, ignore_index, BLOCK=BLOCK_T)
         block = _block_v(V)
         _ce_fwd_grad[(T,)](logits, logits.stride(0), target, loss_rows, n_valid, V, ignore_index,
-                           BLOCK_V=block, EVICT=EVICT, REVERSE=REVERSE, num_warps=NUM_WARPS)
+                           BLOCK_V=block, EVICT=EVICT, REVERSE=REVERSE, KEEP=KEEP, STAGES=STAGES,
+                           num_warps=NUM_WARPS)
         _mean_loss[(1,)](loss_rows, n_valid, loss, T, BLOCK=BLOCK_T)
         ctx.save_for_backward(logits.detach())  # now holds the gradient of the mean loss
         ctx.block = block
