@@ -33,6 +33,9 @@ them (".cv" would refetch from memory, more than needed). The target's logit goe
 helper may already have overwritten the target's chunk with its gradient when the loss is computed.
 Counting n_valid, the mean of the row losses and the backward's scale by grad_output are the shipped reference's.
 The counters and claims are one (T, C + 1) int32 buffer zeroed per call.
+
+Measured (H200, torch 2.11 / triton 3.6, 2026-12-01, docs/training.md "L2 batch 1"): correct, and slower than the
+shipped reference at every schedule timed: best 1679 µs (CHUNK 8192, 16 warps, LAG 0) against 1507 µs.
 """
 import torch
 import triton
