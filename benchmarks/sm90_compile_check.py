@@ -28,6 +28,9 @@ Q_TYPES = ["*fp16", "*u8", "*fp16", "*fp16", "*fp32"] + ["i32"] * 11
 Q_UNIT = ("stride_ak", "stride_wn", "stride_sn", "stride_cn")
 CE_NAMES = ["X", "stride", "Target", "Loss", "NValid", "T", "V", "ignore_index"]
 CE_TYPES = ["*bf16", "i32", "*i64", "*fp32", "*fp32", "i32", "i32", "i32"]
+LA_NAMES = ["X", "stride", "Target", "Loss", "NValid", "PartM", "PartS", "XY", "Sync", "T", "V", "ignore_index"]
+LA_TYPES = ["*bf16", "i32", "*i64", "*fp32", "*fp32", "*fp32", "*fp32", "*fp32", "*i32", "i32", "i32", "i32"]
+CE_V = 128256
 
 
 def compile_one(fn, names, types, consts, unit=(), ones=(), warps=4, stages=3):
@@ -62,6 +65,7 @@ def quant_jobs(quick: bool):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few kernels only")
+    ap.add_argument("--only-ce-l2", action="store_true", help="only benchmarks/h200_ce_l2*.sh's candidates")
     a = ap.parse_args(argv)
     import triton
 
@@ -90,6 +94,25 @@ def main(argv=None) -> int:
         consts = dict(BLOCK_V=int(block), REVERSE=bool(int(rev)), EVICT=bool(int(evict)), PREFETCH=bool(int(pf or 0)))
         jobs.append((f"ce {consts} warps={warps}", ce._ce_fwd_grad, CE_NAMES, CE_TYPES, consts, (), (), int(warps),
                      3))
+    # benchmarks/h200_ce_l2*.sh's chunked (last-arrival / LAG) and hinted-reference candidates
+    la = load_module(ROOT / "benchmarks" / "candidates" / "cross_entropy_last_arrival.py", "sm90_la")
+    hints = load_module(ROOT / "benchmarks" / "candidates" / "cross_entropy_hints.py", "sm90_hints")
+    l2 = "".join(p.read_text() for p in sorted((ROOT / "benchmarks").glob("h200_ce_l2*.sh")))
+    for spec in sorted(set(re.findall(r"\$LA:([\w=,]+)", l2))):
+        kv = dict(x.split("=") for x in spec.split(","))
+        chunk, lag = int(kv["CHUNK"]), int(kv["LAG"])
+        c = -(-CE_V // chunk)
+        consts = dict(C=c, CP=triton.next_power_of_2(c), CHUNK=chunk, LAG=lag, EVICT=kv.get("EVICT") == "True")
+        jobs.append((f"ce last-arrival {spec}", la._ce_chunks, LA_NAMES, LA_TYPES, consts, (), (),
+                     int(kv["NUM_WARPS"]), 3))
+    for spec in sorted(set(re.findall(r"\$H:([\w=,]+)", l2))):
+        kv = dict(x.split("=") for x in spec.split(","))
+        consts = dict(BLOCK_V=int(kv["BLOCK_V"]), EVICT=kv.get("EVICT") == "True", REVERSE=kv.get("REVERSE") == "True",
+                      KEEP=int(kv.get("KEEP", 0)), STAGES=int(kv.get("STAGES", 1)))
+        jobs.append((f"ce hints {spec}", hints._ce_fwd_grad, CE_NAMES[:5] + CE_NAMES[6:], CE_TYPES[:5] + CE_TYPES[6:],
+                     consts, (), (), int(kv["NUM_WARPS"]), 3))
+    if a.only_ce_l2:
+        jobs = [j for j in jobs if j[0].startswith(("ce last-arrival", "ce hints"))]
     for name, fn, names, types, consts, unit, ones, warps, stages in jobs:
         try:
             r = compile_one(fn, names, types, consts, unit, ones, warps, stages)
