@@ -25,7 +25,7 @@ VALUE_KEYS = ("expected_shape", "got_shape", "expected_dtype", "got_dtype", "got
               "dtype_ok", "layout_ok", "got_strides", "expected_strides", "returned_input", "no_device", "unwritten",
               "wrong", "numel", "tolerance", "first_bad", "max_abs_err", "tiles", "tiles_2d", "unwritten_masked",
               "unwritten_unaddressed", "stores_in_place", "work", "issued_lanes", "duplicates", "mistake",
-              "stored_sentinel")
+              "stored_sentinel", "row_map", "error_ratio", "ref_scale")
 
 MISTAKE_MAX_NUMEL = 200_000  # as grader/run/child.py: float64 mistake models only at interpreter sizes
 
