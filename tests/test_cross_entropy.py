@@ -172,3 +172,27 @@ def test_cuda_peak_rule_does_not_count_drills_own_guard_bands():
     learners_own = 7 * 3001 * 4  # a float32 (T, V) copy made by a torch op on the GPU
     big = Backward.big_allocation(call, memory, peak=bands + learners_own)
     assert big is not None and big["peak_bytes"] == bands + learners_own
+
+
+def test_cuda_peak_rule_does_not_count_the_watchs_moment_of_two_copies():
+    """drill's watch calls the learner's torch.empty_like, then copies it into a guarded buffer: for a moment both
+    exist, and on CUDA that moment is in the peak (the H200 showed it: a recompute-style backward's empty_like(logits)
+    gradient went 45 KB over at (7, 3001) bf16). That original is drill's; a second (T, V) buffer still fails."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from grader.families.training import Backward
+    from grader.watch.memory import GUARD_ELEMS, Memory
+
+    memory = Memory("cpu")
+    logits = memory.place(torch.zeros(7, 3001, dtype=torch.bfloat16), "input logits")
+    before = {id(r) for r in memory.regions}
+    grad = memory.guarded((7, 3001), torch.bfloat16, "torch.empty_like", "alloc")
+    call = SimpleNamespace(alloc_limit=7 * 3001 // 2, grads=[grad], before=before, leaves=[logits])
+    bands = 2 * GUARD_ELEMS * 2
+    own = 7 * 3001 * 2
+    original = -(-own // 512) * 512
+    assert Backward.big_allocation(call, memory, peak=bands + own + original) is None
+    big = Backward.big_allocation(call, memory, peak=bands + own + original + 7 * 3001 * 4)
+    assert big is not None and "peak_bytes" in big

@@ -332,7 +332,7 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                                               "masked_load": suspect, "identity": rules["masked_other"][0]}
         category = ev.get("probe_category") or rules.get("value_category") or "wrong-values"
         return category, {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe"),
-                          "error_ratio": ev.get("error_ratio")}
+                          **{k: ev.get(k) for k in ("error_ratio", "max_abs_err", "ref_scale")}}
     if cap is not None and ev.get("duplicates"):  # right values, but some tiles stored more than once
         return "persistent", {"duplicates": ev["duplicates"], "numel": numel, "cap": cap}
     waste = wasted_work(ev, cap, rules.get("idle_factor") or IDLE_FACTOR)
@@ -433,7 +433,8 @@ def drop_unproven_other(calls: list[dict], rules: dict) -> None:
     for c in blamed:
         detail = {k: v for k, v in (c.get("detail") or {}).items() if k not in ("masked_load", "identity")}
         c["category"] = rules.get("value_category") or "wrong-values"
-        c["detail"] = {**detail, "other_harmless": True, "error_ratio": c.get("error_ratio")}
+        c["detail"] = {**detail, "other_harmless": True,
+                       **{k: c.get(k) for k in ("error_ratio", "max_abs_err", "ref_scale")}}
 
 
 def blame_probe_layouts(calls: list[dict]) -> None:

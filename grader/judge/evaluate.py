@@ -207,6 +207,9 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
             ev["error_ratio"] = float("inf") if not bool(finite[wrong].all()) else round(float(ratio.max()), 2)
         diff[unwritten | ~finite] = 0
         ev["max_abs_err"] = float(diff.max())
+        # The output's own scale: an error that is a large share of it is no rounding, however few tolerances away.
+        size = ref64.abs()
+        ev["ref_scale"] = float(size[torch.isfinite(size)].max()) if bool(torch.isfinite(size).any()) else None
 
     # Tile map: one cell per BLOCK-sized tile of the flat output.
     block = next((l["block"] for l in recorder_launches if l.get("block")), None) or 1024

@@ -249,12 +249,18 @@ def startup_stage(stage: str, lang: str) -> str:
 
 
 CLOSE_RATIO = 50  # wrong elements at most this many times the tolerance away: rounding, not a wrong formula
+CLOSE_SHARE = 0.05  # ... and the worst error at most this share of the output's largest value
 
 
 def close_to_reference(d: dict) -> bool:
-    """Every wrong value within a few times the tolerance (and finite): the error of a lower precision."""
+    """Every wrong value within a few times the tolerance (and finite) and small beside the output's own scale:
+    the error of a lower precision. A merge with the wrong exponent base is 36x an fp16 tolerance away but as large
+    as the value itself: that is a wrong formula, and the report must not call it rounding."""
     r = d.get("error_ratio")
-    return r is not None and r <= CLOSE_RATIO and not d.get("mistake")
+    if r is None or r > CLOSE_RATIO or d.get("mistake"):
+        return False
+    scale, err = d.get("ref_scale"), d.get("max_abs_err")
+    return scale is None or err is None or err <= CLOSE_SHARE * scale
 
 
 def tensor_role(viol: dict, out_shape) -> str | None:
@@ -463,8 +469,9 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
             parts.append(excerpt)
         if fix and (show_fix or not gives_code(fix)):
             parts.append(Text(f"  {t('fix', lang)}: {fix}", style="cyan"))
-        elif fix:
-            parts.append(Text(f"  {t('fix', lang)}: {t('fix_held', lang, drill=v.drill)}", style="cyan"))
+        elif fix:  # "the line above" only when a line is shown
+            held = "fix_held" if excerpt is not None else "fix_held_no_line"
+            parts.append(Text(f"  {t('fix', lang)}: {t(held, lang, drill=v.drill)}", style="cyan"))
     focus = v.focus or {}
     if v.cases:
         parts.append(Text(t("sizes", lang) + ":", style="bold"))
