@@ -169,6 +169,25 @@ def _row_abs_sum(x):
     return x.abs().sum(dim=1)
 
 
+def _row_sum_tile_axis_swapped(x, meta=None):
+    """tl.sum(tile, axis=0) on a square (B, B) tile: each program's B outputs are the sums of its rows' tile columns,
+    column j of every column block, not the rows' sums. B is the kernel's one block constexpr (None when it has two
+    different ones: the tile is then not square and the swapped sum has the wrong length)."""
+    import torch
+
+    blocks = {v for k, v in (meta or {}).items() if "BLOCK" in k.upper() and isinstance(v, int) and v > 1}
+    if len(blocks) != 1:
+        return None
+    b = blocks.pop()
+    m, n = x.shape
+    padded = torch.nn.functional.pad(x, (0, -n % b))  # masked-off columns add 0
+    out = torch.zeros(m, dtype=x.dtype)
+    for r0 in range(0, m, b):
+        cols = padded[r0:r0 + b].reshape(-1, padded.shape[1] // b, b).sum(dim=(0, 1))  # (B,): column j of each block
+        out[r0:r0 + b] = cols[:min(b, m - r0)]
+    return out
+
+
 def _softmax_ref(x):
     e = (x - x.max(dim=1, keepdim=True).values).exp()
     return e / e.sum(dim=1, keepdim=True)
@@ -262,6 +281,12 @@ SPECS += [
         family="reduction",
         value_category="reduction",
         masked_other=(0.0, "other"),  # masked lanes must add nothing
+        mistakes=(Mistake("summed along the tile's other axis (tl.sum(x, axis=0)): each output is a column sum of "
+                          "the program's rows, not its row's sum", "reduction", _row_sum_tile_axis_swapped,
+                          name_zh="沿 tile 的另一个轴求和（tl.sum(x, axis=0)）：每个输出是该 program 各行的列和，而不是本行的和",
+                          fix={"en": "Reduce over the columns: of a (rows, cols) tile, tl.sum(x, axis=1) gives one "
+                                     "value per row; axis=0 sums down the rows.",
+                               "zh": "沿列归约：对 (rows, cols) 的 tile，tl.sum(x, axis=1) 每行得到一个值；axis=0 是沿行往下加。"}),),
         dims={"x": ("M", "N"), "out": ("M",)},
     ),
     DrillSpec(
