@@ -13,6 +13,9 @@ quant (W4A16): `w4a16(a, w_packed, scales, group, cfg)` with cfg = dict(kind, BM
                  tl.join + tl.reshape. Not yet timed on a GPU (added after the first H200 run).
   SPLIT_K > 1: each program covers every SPLIT_K-th BK step and adds its partial tile into a float32 C with
   tl.atomic_add, then C is cast to float16 (zero, kernel, cast: three launches).
+  kind "r"       (speed batch 3) the reference's structure with switches: the scale as a per-k tile, a row on the
+                 float16 weights (GPTQ) or on the float32 partial (AWQ); JOIN, MAGIC, SWAP, grouped order, split-K
+                 by float32 or float16 atomics (r_w4a16, _w4_r's docstring).
   kind "alt_awq" / "alt_gemv": the alternative reference benchmarks/candidates/quant_matmul_awq.py itself, its
                  schedule set from cfg (TILES, MAGIC; GEMV_TILES at M = 1): the file a winner is copied from.
                  alt_awq: AWQ-style scale per step, bytes loaded once (tl.join), split-K with a partial-sum pass,
@@ -176,6 +179,115 @@ def _w4_awq(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
         tl.atomic_add(c_ptrs, acc, mask=c_mask)
 
 
+@triton.jit
+def _w4_r(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
+          stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+          GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+          SPLIT_K: tl.constexpr, GROUP_M: tl.constexpr, SCALE: tl.constexpr, JOIN: tl.constexpr,
+          MAGIC: tl.constexpr, SWAP: tl.constexpr, ATOMIC16: tl.constexpr):
+    """Speed batch 3: the shipped reference's structure, each change against it a switch (kind "r"):
+    SCALE 0: the reference's (BLOCK_K, BLOCK_N) scale tile, multiplied in float32 per weight; 1: GPTQ style with
+    BLOCK_K dividing the group: the step's one scale row (BLOCK_N,) multiplies the float16 weights (the same single
+    rounding as float32 then float16: q * s is exact in float32); 2: AWQ style, the row multiplies the float32
+    partial product. JOIN: each byte loaded once (tl.join of the two nibbles) instead of each k reading its byte.
+    MAGIC: the nibble to float16 by bits. SWAP: tl.dot(w^T, a^T) (Hopper's wgmma takes the first operand from
+    registers). GROUP_M > 1: grouped program order over a 1-D grid. SPLIT_K > 1: tl.atomic_add of each split's
+    partial into a zeroed C, float32 then a cast (ATOMIC16 = 0) or float16 C itself (ATOMIC16 = 1)."""
+    pid = tl.program_id(0)
+    pid_k = tl.program_id(1)
+    num_m = tl.cdiv(M, BLOCK_M)
+    num_n = tl.cdiv(N, BLOCK_N)
+    if GROUP_M > 1:
+        width = GROUP_M * num_n
+        first_m = (pid // width) * GROUP_M
+        rows = tl.minimum(num_m - first_m, GROUP_M)
+        pid_m = first_m + (pid % width) % rows
+        pid_n = (pid % width) // rows
+    else:
+        pid_m = pid % num_m
+        pid_n = pid // num_m
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_r = tl.arange(0, BLOCK_K // 2)
+    if SWAP:
+        acc = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
+    else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
+        k = k0 + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
+                    mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
+        w_mask = (k[:, None] < K) & (offs_n[None, :] < N)
+        if JOIN:
+            r = k0 // 2 + offs_r
+            byte = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn,
+                           mask=(r[:, None] < K // 2) & (offs_n[None, :] < N), other=0)
+            q = tl.reshape(tl.permute(tl.join(byte & 0xF, byte >> 4), (0, 2, 1)), (BLOCK_K, BLOCK_N))
+        else:
+            packed = tl.load(w_ptr + (k[:, None] // 2) * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask,
+                             other=0)
+            q = (packed.to(tl.int32) >> ((k[:, None] % 2) * 4)) & 0xF
+        if MAGIC:
+            wq = ((q.to(tl.int16) ^ 8) | 0x6400).to(tl.float16, bitcast=True) - 1032.0
+        else:
+            wq = ((q.to(tl.int32) ^ 8) - 8).to(tl.float16)
+        if SCALE == 0:
+            s = tl.load(s_ptr + (k[:, None] // GROUP_SIZE) * stride_sg + offs_n[None, :] * stride_sn, mask=w_mask,
+                        other=0.0)
+            w = (wq.to(tl.float32) * s.to(tl.float32)).to(tl.float16)
+        else:
+            s = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
+            if SCALE == 1:
+                w = wq * s[None, :]
+            else:
+                w = wq
+        if SWAP:
+            if SCALE == 2:
+                acc += tl.dot(tl.trans(w), tl.trans(a)) * s.to(tl.float32)[:, None]
+            else:
+                acc = tl.dot(tl.trans(w), tl.trans(a), acc)
+        else:
+            if SCALE == 2:
+                acc += tl.dot(a, w) * s.to(tl.float32)[None, :]
+            else:
+                acc = tl.dot(a, w, acc)
+    if SWAP:
+        out = tl.trans(acc)
+    else:
+        out = acc
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if SPLIT_K == 1:
+        tl.store(c_ptrs, out.to(tl.float16), mask=c_mask)
+    elif ATOMIC16:
+        tl.atomic_add(c_ptrs, out.to(tl.float16), mask=c_mask, sem="relaxed")
+    else:
+        tl.atomic_add(c_ptrs, out, mask=c_mask, sem="relaxed")
+
+
+def r_w4a16(a, w_packed, scales, group_size, cfg):
+    """Kind "r" (_w4_r): the reference's shape with cfg's switches; host work kept to one allocation and one launch
+    (two more with float32 split-K: the zeroed C and the cast)."""
+    M, K = a.shape
+    N = w_packed.shape[1]
+    bm, bn, bk, sk = cfg["BM"], cfg["BN"], cfg["BK"], cfg.get("SPLIT_K", 1)
+    scale, a16 = cfg.get("scale", 1), cfg.get("atomic16", 0)
+    if scale:
+        bk = min(bk, group_size)  # a step inside one group
+    if sk == 1:
+        c = torch.empty((M, N), device=a.device, dtype=torch.float16)
+    else:
+        c = torch.zeros((M, N), device=a.device, dtype=torch.float16 if a16 else torch.float32)
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn), sk)
+    _w4_r[grid](a, w_packed, scales, c, M, N, K, a.stride(0), a.stride(1), w_packed.stride(0), w_packed.stride(1),
+                scales.stride(0), scales.stride(1), c.stride(0), c.stride(1), GROUP_SIZE=group_size, BLOCK_M=bm,
+                BLOCK_N=bn, BLOCK_K=bk, SPLIT_K=sk, GROUP_M=cfg.get("gm", 1), SCALE=scale, JOIN=cfg.get("join", 0),
+                MAGIC=cfg.get("magic", 0), SWAP=cfg.get("swap", 0), ATOMIC16=a16, num_warps=cfg.get("warps", 4),
+                num_stages=cfg.get("stages", 3))
+    return c if sk == 1 or a16 else c.to(torch.float16)
+
+
 _W4 = {"k2": _w4_k2, "evenodd": _w4_evenodd, "swap": _w4_swap, "awq": _w4_awq, "awq_join": _w4_awq}
 
 
@@ -217,6 +329,8 @@ def alt_w4a16(a, w_packed, scales, group_size, cfg):
 
 
 def w4a16(a, w_packed, scales, group_size, cfg):
+    if cfg["kind"] == "r":
+        return r_w4a16(a, w_packed, scales, group_size, cfg)
     if cfg["kind"].startswith("alt_"):
         return alt_w4a16(a, w_packed, scales, group_size, cfg)
     M, K = a.shape
