@@ -6,7 +6,7 @@ not a test). Issue 22's "Speed" section. The decode and quant gates rest on one 
 
 Each case times the drill's reference solution, the baselines the issue names and a known-slow version, all on the
 same inputs, alternating within each round (grader.speed.timing: ROUNDS do_bench medians per function, median of
-them; CUDA-graph replays for every function of a drill whose spec has `speed_graphed`, as its gate), `--repeats` times; per function it reports the median and the run-to-run spread (max - min) / median, and
+them), `--repeats` times; per function it reports the median and the run-to-run spread (max - min) / median, and
 per gate how many of the runs pass:
   decode   the grader's gate as `drill grade --device cuda` times it: the spec's bench_size (32 sequences, 32 query
            and 32 KV heads, D = 128, every sequence 4096 tokens, pages of 16 in random physical order, one spare
@@ -99,15 +99,13 @@ def summarise(runs: list[dict]) -> dict:
 
 
 # -- CUDA parts ------------------------------------------------------------------------------------------------------
-def timed(name: str, fns: dict, repeats: int, graphed: bool = False) -> list[dict]:
-    """`repeats` runs of the gate's timing; graphed: every function as CUDA-graph replays (device time), as the
-    grader times a spec with `speed_graphed`."""
-    from grader.speed.timing import ROUNDS, bench_graphed_ms
+def timed(name: str, fns: dict, repeats: int) -> list[dict]:
+    from grader.speed.timing import ROUNDS
 
     slow = {label for label, f in fns.items() if one_call_ms(f) > SLOW_MS}
     runs = []
     for r in range(repeats):
-        ms = gate_run(fns, ROUNDS, slow, bench_graphed_ms if graphed else None)
+        ms = gate_run(fns, ROUNDS, slow)
         runs.append(ms)
         print(f"  {name:8} run {r + 1:2}/{repeats}: " + ", ".join(f"{k} {v * 1e3:.1f} us" for k, v in ms.items()),
               flush=True)
@@ -184,7 +182,7 @@ def quant_case(repeats: int) -> list[dict]:
         expected = a.float() @ S._dequant_fp16(w_packed, scales, QUANT_GROUP).float()
         print(f"  quant M = {M}", flush=True)
         errors = {label: checked(label, f, expected) for label, f in fns.items()}
-        runs = timed(f"quant{M}", fns, repeats, graphed=spec.speed_graphed)
+        runs = timed(f"quant{M}", fns, repeats)
         floor_us = quant_floor_bytes(M, N, K) / (SPEC_TBPS * 1e12) * 1e6
         grader = (M, N, K) == tuple(spec.bench_size)
         factor = spec.speedup_min if grader else QUANT_GATES.get(M)
@@ -195,7 +193,6 @@ def quant_case(repeats: int) -> list[dict]:
             row["x_floor"] = row["median_ms"] * 1e3 / floor_us
             row["tflops"] = 2 * M * N * K / (row["median_ms"] / 1e3) / 1e12
         out.append({"case": "quant", "M": M, "N": N, "K": K, "bytes_floor_us": floor_us, "errors": errors,
-                    "method": "CUDA-graph replays (device time)" if spec.speed_graphed else "do_bench",
                     "summary": summary, "gates": gates, "runs": runs})
         del a, w_packed, scales, args
         torch.cuda.empty_cache()
@@ -235,7 +232,7 @@ def conv_case(repeats: int) -> dict:
 
 
 def print_case(c: dict) -> None:
-    title = c["case"] + (f" M={c['M']}" if "M" in c else "") + (f", {c['method']}" if c.get("method") else "")
+    title = c["case"] + (f" M={c['M']}" if "M" in c else "")
     print(f"\n{title}")
     for label, row in c["summary"].items():
         extra = "".join(f"  {k} {v:.2f}" for k, v in row.items() if k not in ("median_ms", "spread"))

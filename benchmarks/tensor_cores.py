@@ -56,17 +56,15 @@ def one_call_ms(fn) -> float:
     return start.elapsed_time(end)
 
 
-def gate_run(fns: dict, rounds: int, slow: set, bench=None) -> dict:
-    """One run of the gate: per function, the median of `rounds` do_bench medians (alternating functions), or of
-    `bench`'s figures (grader.speed.timing.bench_graphed_ms: a gate that times CUDA-graph replays); functions in
-    `slow` get one timed call per round instead."""
+def gate_run(fns: dict, rounds: int, slow: set) -> dict:
+    """One run of the gate: per function, the median of `rounds` do_bench medians (alternating functions);
+    functions in `slow` get one timed call per round instead."""
     from grader.speed.timing import bench_ms, median_of_medians
 
-    bench = bench or bench_ms
     per = {label: [] for label in fns}
     for _ in range(rounds):
         for label, fn in fns.items():
-            per[label].append(one_call_ms(fn) if label in slow else bench(fn))
+            per[label].append(one_call_ms(fn) if label in slow else bench_ms(fn))
     return {label: median_of_medians(v) for label, v in per.items()}
 
 
