@@ -160,7 +160,7 @@ def decode_case(repeats: int) -> dict:
             "kv_bytes": nbytes, "errors": errors, "summary": summary, "gates": gates, "runs": runs}
 
 
-def quant_case(repeats: int) -> list[dict]:
+def quant_case(repeats: int, ms=QUANT_M) -> list[dict]:
     """At M in QUANT_M (N = K = 8192, group 128), the spec's inputs; the bar is the spec's speed_refs row (cuBLAS on
     the float16 weight, dequantised once); at the spec's bench_size the grader's own gate (speedup_min)."""
     import torch
@@ -172,7 +172,7 @@ def quant_case(repeats: int) -> list[dict]:
     ref = load_entry(ROOT / "solutions" / "quant_matmul.py", "matmul_w4a16")
     slow = load_entry(KNOWN_SLOW["quant"], "matmul_w4a16")
     out = []
-    for M in QUANT_M:
+    for M in ms:
         N, K = QUANT_NK, QUANT_NK
         a, w_packed, scales = args = _spec_inputs(spec.name, (M, N, K))
         fns = {"reference": lambda: ref(*args, QUANT_GROUP),
@@ -248,6 +248,7 @@ def main() -> int:
     ap.add_argument("--out", default="/tmp/drill-serving", help="where serving.json goes (default /tmp/drill-serving)")
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--cases", default="decode,quant,conv")
+    ap.add_argument("--quant-m", default=",".join(map(str, QUANT_M)), help="quant: the M values (default: all four)")
     a = ap.parse_args()
     import torch
     import triton
@@ -261,7 +262,7 @@ def main() -> int:
     if "decode" in cases:
         report["cases"].append(decode_case(a.repeats))
     if "quant" in cases:
-        report["cases"] += quant_case(a.repeats)
+        report["cases"] += quant_case(a.repeats, tuple(int(m) for m in a.quant_m.split(",")))
     if "conv" in cases:
         report["cases"].append(conv_case(a.repeats))
     print(f"\n{report['device']}, torch {report['torch']}, triton {report['triton']}, {a.repeats} runs")
