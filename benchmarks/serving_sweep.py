@@ -140,6 +140,13 @@ B3_WORDS = [_rw(64, 64, 4), _rw(64, 64, 8), _rw(128, 64, 4), _rw(128, 64, 8), _r
 B3_GEMV = [_gemv(128, 64, 16), _gv(128, 64, 8), _gv(128, 64, 16), _gv(256, 64, 8), _gv(256, 64, 16, 8),
            _gv(128, 32, 16), _gv(64, 64, 16), _gv(128, 64, 16, a16=0), _gv(512, 64, 8, 8), _gv(256, 32, 16),
            _gv(128, 64, 4), _gv(128, 64, 32), _gv(128, 64, 1)]
+# After batch 3 (`--set 3b`, M = 4096 only): the new reference's large-M tiles without the bit-trick conversion
+# (magic = 0, as solutions/quant_matmul.py) beside the same tiles with it.
+B3B_LARGE = [
+    _q("k2", 128, 256, 64, 1, 8, 3),                                 # the previous reference
+    _r(256, 128, 64, 1, 8, 4), _r(256, 128, 64, 1, 8, 3), _r(128, 128, 64, 1, 8, 4), _r(128, 256, 64, 1, 8, 3),
+    _r(256, 128, 64, 1, 8, 4, swap=1, gm=8), _r(256, 128, 64, 1, 8, 4, magic=1),
+]
 B3_CONFIGS = {1: B3_SMALL + B3_WORDS + B3_GEMV, 16: B3_SMALL + B3_WORDS, 128: B3_MID + [_rw(64, 64, 2, bm=64)],
               4096: B3_LARGE}
 
@@ -458,14 +465,19 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=12)
     ap.add_argument("--out", help="quant: where quant_sweep.json and quant_matmul_awq_best.py go")
     ap.add_argument("--dry", action="store_true", help="CPU: check the quant candidates under the interpreter")
-    ap.add_argument("--set", choices=("2", "3"), default="2",
-                    help="quant: batch 2's candidates, or batch 3's (kind r; M <= 16 timed as CUDA-graph replays)")
+    ap.add_argument("--set", choices=("2", "3", "3b"), default="2",
+                    help="quant: batch 2's candidates, batch 3's (kind r; M <= 16 timed as CUDA-graph replays), or "
+                         "3b (M = 4096: the reference's tiles without and with the bit trick)")
     a = ap.parse_args()
+    global QUANT_M
     if a.set == "3":
-        global QUANT_M
         QUANT_CONFIGS.clear()
         QUANT_CONFIGS.update(B3_CONFIGS)
         QUANT_M = (1, 16, 4096, 128)  # the goals first: a batch cut short loses M = 128 (no goal) first
+    elif a.set == "3b":
+        QUANT_CONFIGS.clear()
+        QUANT_CONFIGS.update({4096: B3B_LARGE})
+        QUANT_M = (4096,)
     if a.dry:
         os.environ["TRITON_INTERPRET"] = "1"
         return dry_quant()
