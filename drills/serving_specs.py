@@ -639,10 +639,11 @@ W4_SPEC = DrillSpec(
     flops=_w4a16_flops,
     speed_refs=((W4_CUBLAS, _w4a16_cublas),),
     speed_bar=W4_CUBLAS,
-    # >= 0.6 x cuBLAS on the float16 weight at M = 16 (do_bench, as every gate), not the issue's 2 x: the reference
-    # (row scale per K step, split-K 4 by float16 atomics) measured 1.14-1.17 x in speed batch 3 (H200, 2026-12-01,
-    # docs/serving.md), the previous reference 0.46 x, the known-slow 16x16x16 tiles 0.15 x (batch 2's 20 runs).
-    # benchmarks/h200_quant_gate.sh calibrates it (20 runs of this gate).
+    # >= 0.6 x cuBLAS on the float16 weight at M = 16 (do_bench, as every gate), not the issue's 2 x, which no
+    # schedule reached. Calibrated on the H200 (speed batch 3, 2026-12-01, 20 runs of this gate,
+    # benchmarks/h200_quant_gate.sh, docs/serving.md): the reference (row scale per K step, split-K 4 by float16
+    # atomics) 20/20 pass, 1.140..1.167 x; the known-slow 16x16x16 tiles 0/20, 0.157..0.158 x; the previous
+    # reference 0.462..0.467 x in batch 2's 20 runs.
     speedup_min=0.6,
     bench_size=W4_GATE_SIZE,
     small_size=(16, 1024, 1024),

@@ -16,10 +16,10 @@ What it shows (the shape of GPTQ's and AWQ's Triton kernels, for this drill's pa
   zeroed C with tl.atomic_add (float16 adds in whatever order the programs finish: the last bit of c may differ
   from run to run);
 - masks on the M and N edges and the K tail.
-H200 (torch 2.11, triton 3.6), N = K = 8192, group 128 (docs/serving.md, speed batch 3): M = 16 in 39 us of device
-time, 1.17 x cuBLAS on the float16 weight (the previous reference 99 us, 0.46 x); M = 1 1.15 x. Not the
-issue's 2 x: the int4 bytes alone would take 7 us; the work per weight (shift, mask, sign, conversion, scale) is
-what is left.
+H200 (torch 2.11, triton 3.6), N = K = 8192, group 128 (docs/serving.md, speed batch 3): M = 16 in 41.7 us,
+1.14-1.17 x cuBLAS on the float16 weight over 20 runs of the speed gate (the previous reference 0.46 x); M = 1
+1.16 x; M = 4096 0.46 x. Not the issue's 2 x at M <= 16: the int4 bytes alone would take 7 us; the work per weight
+(shift, mask, sign, conversion, scale) is what is left.
 """
 import torch
 import triton
