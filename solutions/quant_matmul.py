@@ -18,7 +18,7 @@ What it shows (the shape of GPTQ's and AWQ's Triton kernels, for this drill's pa
 - masks on the M and N edges and the K tail.
 H200 (torch 2.11, triton 3.6), N = K = 8192, group 128 (docs/serving.md, speed batch 3): M = 16 in 41.7 us,
 1.14-1.17 x cuBLAS on the float16 weight over 20 runs of the speed gate (the previous reference 0.46 x); M = 1
-1.16 x; M = 4096 0.46 x. Not the issue's 2 x at M <= 16: the int4 bytes alone would take 7 us; the work per weight
+1.16 x (median of 10 runs, one at 0.86 x); M = 4096 0.46 x. Not the issue's 2 x at M <= 16: the int4 bytes alone would take 7 us; the work per weight
 (shift, mask, sign, conversion, scale) is what is left.
 """
 import torch
