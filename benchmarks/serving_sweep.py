@@ -147,6 +147,12 @@ B3B_LARGE = [
     _r(256, 128, 64, 1, 8, 4), _r(256, 128, 64, 1, 8, 3), _r(128, 128, 64, 1, 8, 4), _r(128, 256, 64, 1, 8, 3),
     _r(256, 128, 64, 1, 8, 4, swap=1, gm=8), _r(256, 128, 64, 1, 8, 4, magic=1),
 ]
+# `--set 3c` (not yet run): does do_bench charge a split-K wrapper with three launches (zeroed float32 C, the kernel,
+# the cast) for time its kernels do not take? Batch 3's single do_bench round said 77.7 us against 40.8 us of
+# device time at M = 16, where two launches (float16 atomics) read 42.3 against 39.2. Here: do_bench, 3 rounds
+# (--rounds), then the fastest rows again as graph replays.
+B3C_SMALL = [_r(16, 64, 128, 4, a16=1), _r(16, 64, 128, 4), _r(16, 64, 128, 8, a16=1), _r(16, 64, 128, 8),
+             _alt(16, 64, 128, 4), _alt(16, 64, 128, 4, fixup=1)]
 B3_CONFIGS = {1: B3_SMALL + B3_WORDS + B3_GEMV, 16: B3_SMALL + B3_WORDS, 128: B3_MID + [_rw(64, 64, 2, bm=64)],
               4096: B3_LARGE}
 
@@ -465,15 +471,20 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=12)
     ap.add_argument("--out", help="quant: where quant_sweep.json and quant_matmul_awq_best.py go")
     ap.add_argument("--dry", action="store_true", help="CPU: check the quant candidates under the interpreter")
-    ap.add_argument("--set", choices=("2", "3", "3b"), default="2",
+    ap.add_argument("--set", choices=("2", "3", "3b", "3c"), default="2",
                     help="quant: batch 2's candidates, batch 3's (kind r; M <= 16 timed as CUDA-graph replays), or "
-                         "3b (M = 4096: the reference's tiles without and with the bit trick)")
+                         "3b (M = 4096: the reference's tiles without and with the bit trick), or 3c (M = 1 and 16: "
+                         "split-K by float32 vs float16 atomics under do_bench)")
     a = ap.parse_args()
     global QUANT_M
     if a.set == "3":
         QUANT_CONFIGS.clear()
         QUANT_CONFIGS.update(B3_CONFIGS)
         QUANT_M = (1, 16, 4096, 128)  # the issue's goals first: a batch cut short loses M = 128 (no goal) first
+    elif a.set == "3c":
+        QUANT_CONFIGS.clear()
+        QUANT_CONFIGS.update({1: B3C_SMALL + [_gv(128, 64, 8), _gv(128, 64, 8, a16=0)], 16: B3C_SMALL})
+        QUANT_M = (16, 1)
     elif a.set == "3b":
         QUANT_CONFIGS.clear()
         QUANT_CONFIGS.update({4096: B3B_LARGE})
