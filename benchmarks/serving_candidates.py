@@ -13,6 +13,13 @@ quant (W4A16): `w4a16(a, w_packed, scales, group, cfg)` with cfg = dict(kind, BM
                  tl.join + tl.reshape. Not yet timed on a GPU (added after the first H200 run).
   SPLIT_K > 1: each program covers every SPLIT_K-th BK step and adds its partial tile into a float32 C with
   tl.atomic_add, then C is cast to float16 (zero, kernel, cast: three launches).
+  kind "r"       (speed batch 3) the reference's structure with switches: the scale as a per-k tile, a row on the
+                 float16 weights (GPTQ) or on the float32 partial (AWQ); JOIN, MAGIC, SWAP, grouped order, split-K
+                 by float32 or float16 atomics (r_w4a16, _w4_r's docstring).
+  kinds "gv" / "rw" (speed batch 3) the packed weight read as int32 words (4 columns' bytes, 8 nibbles per load,
+                 unpacked by shifts: no join, no reshape): "gv" a GEMV without tl.dot at M = 1 (2-D float32
+                 accumulators summed once at the end), "rw" 8 dots per step (a's even / odd columns x each byte's
+                 nibble tile); split-K by atomics as kind r.
   kind "alt_awq" / "alt_gemv": the alternative reference benchmarks/candidates/quant_matmul_awq.py itself, its
                  schedule set from cfg (TILES, MAGIC; GEMV_TILES at M = 1): the file a winner is copied from.
                  alt_awq: AWQ-style scale per step, bytes loaded once (tl.join), split-K with a partial-sum pass,
@@ -176,6 +183,245 @@ def _w4_awq(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
         tl.atomic_add(c_ptrs, acc, mask=c_mask)
 
 
+@triton.jit
+def _w4_r(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
+          stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+          GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+          SPLIT_K: tl.constexpr, GROUP_M: tl.constexpr, SCALE: tl.constexpr, JOIN: tl.constexpr,
+          MAGIC: tl.constexpr, SWAP: tl.constexpr, ATOMIC16: tl.constexpr):
+    """Speed batch 3: the shipped reference's structure, each change against it a switch (kind "r"):
+    SCALE 0: the reference's (BLOCK_K, BLOCK_N) scale tile, multiplied in float32 per weight; 1: GPTQ style with
+    BLOCK_K dividing the group: the step's one scale row (BLOCK_N,) multiplies the float16 weights (the same single
+    rounding as float32 then float16: q * s is exact in float32); 2: AWQ style, the row multiplies the float32
+    partial product. JOIN: each byte loaded once (tl.join of the two nibbles) instead of each k reading its byte.
+    MAGIC: the nibble to float16 by bits. SWAP: tl.dot(w^T, a^T) (Hopper's wgmma takes the first operand from
+    registers). GROUP_M > 1: grouped program order over a 1-D grid. SPLIT_K > 1: tl.atomic_add of each split's
+    partial into a zeroed C, float32 then a cast (ATOMIC16 = 0) or float16 C itself (ATOMIC16 = 1)."""
+    pid = tl.program_id(0)
+    pid_k = tl.program_id(1)
+    num_m = tl.cdiv(M, BLOCK_M)
+    num_n = tl.cdiv(N, BLOCK_N)
+    if GROUP_M > 1:
+        width = GROUP_M * num_n
+        first_m = (pid // width) * GROUP_M
+        rows = tl.minimum(num_m - first_m, GROUP_M)
+        pid_m = first_m + (pid % width) % rows
+        pid_n = (pid % width) // rows
+    else:
+        pid_m = pid % num_m
+        pid_n = pid // num_m
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_r = tl.arange(0, BLOCK_K // 2)
+    if SWAP:
+        acc = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
+    else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
+        k = k0 + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
+                    mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
+        w_mask = (k[:, None] < K) & (offs_n[None, :] < N)
+        if JOIN:
+            r = k0 // 2 + offs_r
+            byte = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn,
+                           mask=(r[:, None] < K // 2) & (offs_n[None, :] < N), other=0)
+            q = tl.reshape(tl.permute(tl.join(byte & 0xF, byte >> 4), (0, 2, 1)), (BLOCK_K, BLOCK_N))
+        else:
+            packed = tl.load(w_ptr + (k[:, None] // 2) * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask,
+                             other=0)
+            q = (packed.to(tl.int32) >> ((k[:, None] % 2) * 4)) & 0xF
+        if MAGIC:
+            wq = ((q.to(tl.int16) ^ 8) | 0x6400).to(tl.float16, bitcast=True) - 1032.0
+        else:
+            wq = ((q.to(tl.int32) ^ 8) - 8).to(tl.float16)
+        if SCALE == 0:
+            s = tl.load(s_ptr + (k[:, None] // GROUP_SIZE) * stride_sg + offs_n[None, :] * stride_sn, mask=w_mask,
+                        other=0.0)
+            w = (wq.to(tl.float32) * s.to(tl.float32)).to(tl.float16)
+        else:
+            s = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
+            if SCALE == 1:
+                w = wq * s[None, :]
+            else:
+                w = wq
+        if SWAP:
+            if SCALE == 2:
+                acc += tl.dot(tl.trans(w), tl.trans(a)) * s.to(tl.float32)[:, None]
+            else:
+                acc = tl.dot(tl.trans(w), tl.trans(a), acc)
+        else:
+            if SCALE == 2:
+                acc += tl.dot(a, w) * s.to(tl.float32)[None, :]
+            else:
+                acc = tl.dot(a, w, acc)
+    if SWAP:
+        out = tl.trans(acc)
+    else:
+        out = acc
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if SPLIT_K == 1:
+        tl.store(c_ptrs, out.to(tl.float16), mask=c_mask)
+    elif ATOMIC16:
+        tl.atomic_add(c_ptrs, out.to(tl.float16), mask=c_mask, sem="relaxed")
+    else:
+        tl.atomic_add(c_ptrs, out, mask=c_mask, sem="relaxed")
+
+
+def r_w4a16(a, w_packed, scales, group_size, cfg):
+    """Kind "r" (_w4_r): the reference's shape with cfg's switches; host work kept to one allocation and one launch
+    (two more with float32 split-K: the zeroed C and the cast)."""
+    M, K = a.shape
+    N = w_packed.shape[1]
+    bm, bn, bk, sk = cfg["BM"], cfg["BN"], cfg["BK"], cfg.get("SPLIT_K", 1)
+    scale, a16 = cfg.get("scale", 1), cfg.get("atomic16", 0)
+    if scale:
+        bk = min(bk, group_size)  # a step inside one group
+    if sk == 1:
+        c = torch.empty((M, N), device=a.device, dtype=torch.float16)
+    else:
+        c = torch.zeros((M, N), device=a.device, dtype=torch.float16 if a16 else torch.float32)
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn), sk)
+    _w4_r[grid](a, w_packed, scales, c, M, N, K, a.stride(0), a.stride(1), w_packed.stride(0), w_packed.stride(1),
+                scales.stride(0), scales.stride(1), c.stride(0), c.stride(1), GROUP_SIZE=group_size, BLOCK_M=bm,
+                BLOCK_N=bn, BLOCK_K=bk, SPLIT_K=sk, GROUP_M=cfg.get("gm", 1), SCALE=scale, JOIN=cfg.get("join", 0),
+                MAGIC=cfg.get("magic", 0), SWAP=cfg.get("swap", 0), ATOMIC16=a16, num_warps=cfg.get("warps", 4),
+                num_stages=cfg.get("stages", 3))
+    return c if sk == 1 or a16 else c.to(torch.float16)
+
+
+@triton.jit
+def _nib32(word, SHIFT: tl.constexpr):
+    """The nibble at bit SHIFT of each int32 word as the float32 -8..7: (q ^ 8) | 0x4B000000 = q ^ 0x4B000008 read as
+    float32 is 2^23 + q + 8, exact; minus 2^23 + 8."""
+    return (((word >> SHIFT) & 0xF) ^ 0x4B000008).to(tl.float32, bitcast=True) - 8388616.0
+
+
+@triton.jit
+def _nib16(word, SHIFT: tl.constexpr):
+    """The nibble at bit SHIFT as the float16 -8..7: q ^ 0x6408 read as float16 is 1024 + q + 8; minus 1032."""
+    return (((word >> SHIFT) & 0xF) ^ 0x6408).to(tl.int16).to(tl.float16, bitcast=True) - 1032.0
+
+
+@triton.jit
+def _w4_gemv_words(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_wk, stride_sg, stride_sn,
+                   stride_cm, stride_cn, GROUP_SIZE: tl.constexpr, BLOCK_C: tl.constexpr, BLOCK_R: tl.constexpr,
+                   SPLIT_K: tl.constexpr, ATOMIC16: tl.constexpr):
+    """Kind "gv" (speed batch 3), M = 1 rows: the packed weight read as int32 words (w_packed.view(torch.int32): a
+    word holds columns 4c..4c+3 of one packed row, 8 nibbles), one program per (row of a, BLOCK_C words, K split);
+    four (BLOCK_R, BLOCK_C) float32 accumulators (one per byte of the word) summed over k once at the end; the scale
+    row of the step's group multiplies each step's products; no tl.dot, no layout change."""
+    m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_c = pid_n * BLOCK_C + tl.arange(0, BLOCK_C)
+    offs_r = tl.arange(0, BLOCK_R)
+    live = offs_c < N // 4
+    acc0 = tl.zeros((BLOCK_R, BLOCK_C), dtype=tl.float32)
+    acc1 = tl.zeros((BLOCK_R, BLOCK_C), dtype=tl.float32)
+    acc2 = tl.zeros((BLOCK_R, BLOCK_C), dtype=tl.float32)
+    acc3 = tl.zeros((BLOCK_R, BLOCK_C), dtype=tl.float32)
+    for k0 in range(pid_k * 2 * BLOCK_R, K, 2 * BLOCK_R * SPLIT_K):
+        r = k0 // 2 + offs_r
+        ok = r < K // 2
+        word = tl.load(w_ptr + r[:, None] * stride_wk + offs_c[None, :], mask=ok[:, None] & live[None, :], other=0)
+        a_e = tl.load(a_ptr + m * stride_am + (2 * r) * stride_ak, mask=ok, other=0.0).to(tl.float32)[:, None]
+        a_o = tl.load(a_ptr + m * stride_am + (2 * r + 1) * stride_ak, mask=ok, other=0.0).to(tl.float32)[:, None]
+        s_row = s_ptr + (k0 // GROUP_SIZE) * stride_sg + 4 * offs_c * stride_sn
+        s0 = tl.load(s_row, mask=live, other=0.0).to(tl.float32)[None, :]
+        s1 = tl.load(s_row + stride_sn, mask=live, other=0.0).to(tl.float32)[None, :]
+        s2 = tl.load(s_row + 2 * stride_sn, mask=live, other=0.0).to(tl.float32)[None, :]
+        s3 = tl.load(s_row + 3 * stride_sn, mask=live, other=0.0).to(tl.float32)[None, :]
+        acc0 += (_nib32(word, 0) * a_e + _nib32(word, 4) * a_o) * s0
+        acc1 += (_nib32(word, 8) * a_e + _nib32(word, 12) * a_o) * s1
+        acc2 += (_nib32(word, 16) * a_e + _nib32(word, 20) * a_o) * s2
+        acc3 += (_nib32(word, 24) * a_e + _nib32(word, 28) * a_o) * s3
+    c_row = c_ptr + m * stride_cm + 4 * offs_c * stride_cn
+    _w4_store_col(c_row, tl.sum(acc0, axis=0), live, SPLIT_K, ATOMIC16)
+    _w4_store_col(c_row + stride_cn, tl.sum(acc1, axis=0), live, SPLIT_K, ATOMIC16)
+    _w4_store_col(c_row + 2 * stride_cn, tl.sum(acc2, axis=0), live, SPLIT_K, ATOMIC16)
+    _w4_store_col(c_row + 3 * stride_cn, tl.sum(acc3, axis=0), live, SPLIT_K, ATOMIC16)
+
+
+@triton.jit
+def _w4_store_col(ptrs, val, mask, SPLIT_K: tl.constexpr, ATOMIC16: tl.constexpr):
+    if SPLIT_K == 1:
+        tl.store(ptrs, val.to(tl.float16), mask=mask)
+    elif ATOMIC16:
+        tl.atomic_add(ptrs, val.to(tl.float16), mask=mask, sem="relaxed")
+    else:
+        tl.atomic_add(ptrs, val, mask=mask, sem="relaxed")
+
+
+@triton.jit
+def _w4_dot_words(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_wk, stride_sg, stride_sn,
+                  stride_cm, stride_cn, GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_C: tl.constexpr,
+                  BLOCK_R: tl.constexpr, SPLIT_K: tl.constexpr, ATOMIC16: tl.constexpr):
+    """Kind "rw" (speed batch 3): the packed weight as int32 words (4 columns' bytes), each of the 8 nibble tiles
+    (BLOCK_R, BLOCK_C) dequantised to float16 (magic, times the step's scale row) and dotted with a's even or odd
+    columns (BLOCK_M, BLOCK_R) into the accumulator of its column j = 0..3 (8 dots per step); no join, no reshape."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_c = pid_n * BLOCK_C + tl.arange(0, BLOCK_C)
+    offs_r = tl.arange(0, BLOCK_R)
+    live = offs_c < N // 4
+    acc0 = tl.zeros((BLOCK_M, BLOCK_C), dtype=tl.float32)
+    acc1 = tl.zeros((BLOCK_M, BLOCK_C), dtype=tl.float32)
+    acc2 = tl.zeros((BLOCK_M, BLOCK_C), dtype=tl.float32)
+    acc3 = tl.zeros((BLOCK_M, BLOCK_C), dtype=tl.float32)
+    for k0 in range(pid_k * 2 * BLOCK_R, K, 2 * BLOCK_R * SPLIT_K):
+        r = k0 // 2 + offs_r
+        ok = r < K // 2
+        word = tl.load(w_ptr + r[:, None] * stride_wk + offs_c[None, :], mask=ok[:, None] & live[None, :], other=0)
+        a_mask = (offs_m[:, None] < M) & ok[None, :]
+        a_e = tl.load(a_ptr + offs_m[:, None] * stride_am + (2 * r)[None, :] * stride_ak, mask=a_mask, other=0.0)
+        a_o = tl.load(a_ptr + offs_m[:, None] * stride_am + (2 * r + 1)[None, :] * stride_ak, mask=a_mask, other=0.0)
+        s_row = s_ptr + (k0 // GROUP_SIZE) * stride_sg + 4 * offs_c * stride_sn
+        s0 = tl.load(s_row, mask=live, other=0.0)[None, :]
+        s1 = tl.load(s_row + stride_sn, mask=live, other=0.0)[None, :]
+        s2 = tl.load(s_row + 2 * stride_sn, mask=live, other=0.0)[None, :]
+        s3 = tl.load(s_row + 3 * stride_sn, mask=live, other=0.0)[None, :]
+        acc0 = tl.dot(a_o, _nib16(word, 4) * s0, tl.dot(a_e, _nib16(word, 0) * s0, acc0))
+        acc1 = tl.dot(a_o, _nib16(word, 12) * s1, tl.dot(a_e, _nib16(word, 8) * s1, acc1))
+        acc2 = tl.dot(a_o, _nib16(word, 20) * s2, tl.dot(a_e, _nib16(word, 16) * s2, acc2))
+        acc3 = tl.dot(a_o, _nib16(word, 28) * s3, tl.dot(a_e, _nib16(word, 24) * s3, acc3))
+    c_tile = c_ptr + offs_m[:, None] * stride_cm + (4 * offs_c)[None, :] * stride_cn
+    c_mask = (offs_m[:, None] < M) & live[None, :]
+    _w4_store_col(c_tile, acc0, c_mask, SPLIT_K, ATOMIC16)
+    _w4_store_col(c_tile + stride_cn, acc1, c_mask, SPLIT_K, ATOMIC16)
+    _w4_store_col(c_tile + 2 * stride_cn, acc2, c_mask, SPLIT_K, ATOMIC16)
+    _w4_store_col(c_tile + 3 * stride_cn, acc3, c_mask, SPLIT_K, ATOMIC16)
+
+
+def words_w4a16(a, w_packed, scales, group_size, cfg):
+    """Kinds "gv" and "rw": w_packed read as int32 words (needs N % 4 == 0 and unit column stride)."""
+    M, K = a.shape
+    N = w_packed.shape[1]
+    assert N % 4 == 0 and w_packed.stride(1) == 1, "the word kinds need N % 4 == 0 and w_packed rows contiguous"
+    words = w_packed.view(torch.int32)
+    bc, br, sk, a16 = cfg["BN"] // 4, min(cfg["BR"], group_size // 2), cfg.get("SPLIT_K", 1), cfg.get("atomic16", 0)
+    sk = max(1, min(sk, K // (2 * br)))
+    if sk == 1:
+        c = torch.empty((M, N), device=a.device, dtype=torch.float16)
+    else:
+        c = torch.zeros((M, N), device=a.device, dtype=torch.float16 if a16 else torch.float32)
+    common = (a, words, scales, c, M, N, K, a.stride(0), a.stride(1), words.stride(0), scales.stride(0),
+              scales.stride(1), c.stride(0), c.stride(1))
+    if cfg["kind"] == "gv":
+        _w4_gemv_words[(M, triton.cdiv(N // 4, bc), sk)](*common, GROUP_SIZE=group_size, BLOCK_C=bc, BLOCK_R=br,
+                                                         SPLIT_K=sk, ATOMIC16=a16, num_warps=cfg.get("warps", 4))
+    else:
+        bm = cfg["BM"]
+        _w4_dot_words[(triton.cdiv(M, bm), triton.cdiv(N // 4, bc), sk)](
+            *common, GROUP_SIZE=group_size, BLOCK_M=bm, BLOCK_C=bc, BLOCK_R=br, SPLIT_K=sk, ATOMIC16=a16,
+            num_warps=cfg.get("warps", 4), num_stages=cfg.get("stages", 3))
+    return c if sk == 1 or a16 else c.to(torch.float16)
+
+
 _W4 = {"k2": _w4_k2, "evenodd": _w4_evenodd, "swap": _w4_swap, "awq": _w4_awq, "awq_join": _w4_awq}
 
 
@@ -217,6 +463,10 @@ def alt_w4a16(a, w_packed, scales, group_size, cfg):
 
 
 def w4a16(a, w_packed, scales, group_size, cfg):
+    if cfg["kind"] == "r":
+        return r_w4a16(a, w_packed, scales, group_size, cfg)
+    if cfg["kind"] in ("gv", "rw"):
+        return words_w4a16(a, w_packed, scales, group_size, cfg)
     if cfg["kind"].startswith("alt_"):
         return alt_w4a16(a, w_packed, scales, group_size, cfg)
     M, K = a.shape

@@ -75,6 +75,88 @@ QUANT_CONFIGS = {1: QUANT_SMALL + QUANT_GEMV, 16: QUANT_SMALL, 128: QUANT_SMALL[
                  4096: QUANT_LARGE}
 
 
+def _r(bm, bn, bk, sk=1, warps=4, stages=3, scale=1, join=0, magic=0, swap=0, a16=0, gm=1):
+    """Kind "r" (speed batch 3): the reference's structure with switches (serving_candidates._w4_r)."""
+    cfg = dict(kind="r", BM=bm, BN=bn, BK=bk, SPLIT_K=sk, warps=warps, stages=stages, scale=scale)
+    extra = dict(join=join, magic=magic, swap=swap, atomic16=a16, gm=gm)
+    return {**cfg, **{k: v for k, v in extra.items() if v not in (0, 1) or (k != "gm" and v)}}
+
+
+# Speed batch 3 (`--set 3`): can the reference's own structure, made cheaper per weight step by step, reach the
+# issue's goals? Small M timed as CUDA-graph replays (device time) beside one do_bench round.
+B3_SMALL = [
+    _q("k2", 16, 64, 64, 1, 4, 3),                                   # the shipped reference
+    _r(16, 64, 64, scale=0),                                         # the same kernel as kind r (a sanity row)
+    _r(16, 64, 128), _r(16, 32, 128), _r(16, 16, 128), _r(16, 32, 128, 1, 2, 4), _r(16, 64, 128, 1, 4, 4),
+    _r(16, 16, 128, 1, 2, 3), _r(16, 32, 128, magic=1), _r(16, 32, 128, join=1, magic=1),
+    _r(16, 64, 128, 4), _r(16, 64, 128, 4, join=1, magic=1),        # split-K, float32 atomics + cast
+    _r(16, 64, 128, 4, a16=1), _r(16, 32, 128, 4, a16=1), _r(16, 64, 128, 8, a16=1), _r(16, 128, 128, 8, a16=1),
+    _r(16, 32, 128, 2, a16=1), _r(16, 64, 64, 8, 4, 4, a16=1), _r(16, 32, 128, 8, a16=1), _r(16, 64, 128, 16, a16=1),
+    _r(16, 128, 128, 4, 8, 3, a16=1), _r(16, 16, 128, 2, 2, 3, a16=1), _r(16, 32, 64, 4, 4, 4, a16=1),
+    _r(16, 64, 128, 4, a16=1, magic=1), _r(16, 64, 128, 4, a16=1, join=1, magic=1),
+    _r(16, 64, 128, 8, a16=1, join=1, magic=1), _r(16, 64, 128, 4, scale=2, join=1, magic=1, a16=1),
+    _r(16, 64, 128, 8, scale=2, join=1, magic=1, a16=1), _r(16, 64, 128, 4, swap=1, a16=1),
+    _alt(16, 64, 128, 4), _alt(16, 64, 128, 4, fixup=1), _alt(16, 64, 128, 8, fixup=1),   # batch 2's candidate
+]
+B3_LARGE = [
+    _q("k2", 128, 256, 64, 1, 8, 3),                                 # the shipped reference
+    _r(128, 128, 64, 1, 4, 4, magic=1), _r(128, 128, 64, 1, 8, 3, magic=1), _r(128, 256, 64, 1, 8, 3, magic=1),
+    _r(128, 256, 64, 1, 8, 4, magic=1), _r(256, 128, 64, 1, 8, 3, magic=1), _r(256, 128, 64, 1, 8, 4, magic=1),
+    _r(128, 128, 64, 1, 4, 5, magic=1),
+    _r(128, 256, 64, 1, 8, 3, magic=1, gm=8), _r(128, 128, 64, 1, 4, 4, magic=1, gm=8),
+    _r(256, 128, 64, 1, 8, 3, magic=1, gm=8), _r(128, 128, 64, 1, 8, 4, magic=1, gm=8),
+    _r(128, 256, 64, 1, 8, 3, join=1, magic=1, gm=8), _r(128, 128, 64, 1, 4, 4, join=1, magic=1, gm=8),
+    _r(256, 128, 64, 1, 8, 3, join=1, magic=1, gm=8),
+    _r(128, 256, 64, 1, 8, 3, magic=1, swap=1, gm=8), _r(128, 128, 64, 1, 4, 4, magic=1, swap=1, gm=8),
+    _r(256, 128, 64, 1, 8, 3, magic=1, swap=1, gm=8), _r(128, 128, 64, 1, 8, 4, magic=1, swap=1, gm=8),
+    _r(128, 256, 64, 1, 8, 3, join=1, magic=1, swap=1, gm=8), _r(256, 128, 64, 1, 8, 4, magic=1, swap=1, gm=8),
+    _r(128, 128, 64, 1, 4, 5, magic=1, swap=1, gm=8),
+    _r(128, 256, 64, 1, 8, 3, gm=8), _r(128, 256, 64, 1, 8, 3, scale=0, gm=8),         # MAGIC off; the scale tile
+    _r(128, 128, 64, 1, 4, 4, scale=2, magic=1, gm=8), _r(128, 128, 64, 1, 8, 3, scale=2, magic=1, gm=8),
+    _r(128, 128, 128, 1, 8, 3, magic=1, gm=8), _r(128, 128, 128, 1, 8, 3, magic=1, swap=1, gm=8),
+]
+B3_MID = [
+    _q("k2", 128, 128, 64, 1, 4, 4),                                 # the shipped reference
+    _r(64, 64, 128), _r(64, 128, 64, 1, 4, 4), _r(128, 128, 64, 1, 4, 4, magic=1, gm=8),
+    _r(64, 64, 128, 2, a16=1), _r(32, 64, 128, 2, a16=1), _r(64, 128, 128, 2, a16=1), _r(64, 64, 128, 4, a16=1),
+    _r(64, 128, 64, 1, 4, 4, magic=1, swap=1), _r(32, 64, 128, 4, a16=1, magic=1), _r(64, 64, 128, 1, 4, 4, magic=1),
+    _alt(64, 64, 128, 4),                                            # batch 2's candidate
+]
+
+
+def _gv(bn, br, sk, warps=4, a16=1):
+    """Kind "gv": the GEMV on int32 words of the packed weight (M = 1)."""
+    return dict(kind="gv", BN=bn, BR=br, SPLIT_K=sk, warps=warps, **({"atomic16": 1} if a16 else {}))
+
+
+def _rw(bn, br, sk, warps=4, stages=3, a16=1, bm=16):
+    """Kind "rw": 8 dots per step on int32 words of the packed weight."""
+    return dict(kind="rw", BM=bm, BN=bn, BR=br, SPLIT_K=sk, warps=warps, stages=stages,
+                **({"atomic16": 1} if a16 else {}))
+
+
+B3_WORDS = [_rw(64, 64, 4), _rw(64, 64, 8), _rw(128, 64, 4), _rw(128, 64, 8), _rw(32, 64, 8), _rw(64, 64, 1),
+            _rw(64, 32, 8, 4, 4), _rw(64, 64, 4, 4, 4), _rw(128, 64, 4, 8), _rw(64, 64, 16), _rw(64, 64, 4, a16=0)]
+B3_GEMV = [_gemv(128, 64, 16), _gv(128, 64, 8), _gv(128, 64, 16), _gv(256, 64, 8), _gv(256, 64, 16, 8),
+           _gv(128, 32, 16), _gv(64, 64, 16), _gv(128, 64, 16, a16=0), _gv(512, 64, 8, 8), _gv(256, 32, 16),
+           _gv(128, 64, 4), _gv(128, 64, 32), _gv(128, 64, 1)]
+# After batch 3 (`--set 3b`, M = 4096 only): the new reference's large-M tiles without the bit-trick conversion
+# (magic = 0, as solutions/quant_matmul.py) beside the same tiles with it.
+B3B_LARGE = [
+    _q("k2", 128, 256, 64, 1, 8, 3),                                 # the previous reference
+    _r(256, 128, 64, 1, 8, 4), _r(256, 128, 64, 1, 8, 3), _r(128, 128, 64, 1, 8, 4), _r(128, 256, 64, 1, 8, 3),
+    _r(256, 128, 64, 1, 8, 4, swap=1, gm=8), _r(256, 128, 64, 1, 8, 4, magic=1),
+]
+# `--set 3c` (not yet run): does do_bench charge a split-K wrapper with three launches (zeroed float32 C, the kernel,
+# the cast) for time its kernels do not take? Batch 3's single do_bench round said 77.7 us against 40.8 us of
+# device time at M = 16, where two launches (float16 atomics) read 42.3 against 39.2. Here: do_bench, 3 rounds
+# (--rounds), then the fastest rows again as graph replays.
+B3C_SMALL = [_r(16, 64, 128, 4, a16=1), _r(16, 64, 128, 4), _r(16, 64, 128, 8, a16=1), _r(16, 64, 128, 8),
+             _alt(16, 64, 128, 4), _alt(16, 64, 128, 4, fixup=1)]
+B3_CONFIGS = {1: B3_SMALL + B3_WORDS + B3_GEMV, 16: B3_SMALL + B3_WORDS, 128: B3_MID + [_rw(64, 64, 2, bm=64)],
+              4096: B3_LARGE}
+
+
 def _d(kind, bn, splits, warps=4, stages=2):
     return dict(kind=kind, BLOCK_N=bn, splits=splits, warps=warps, stages=stages)
 
@@ -145,12 +227,21 @@ def jobs_of(case):
 
 
 # -- timing ----------------------------------------------------------------------------------------------------------
-def time_rows(fns: dict, rounds: int) -> dict:
-    from grader.speed.timing import bench_ms
+def time_rows(fns: dict, rounds: int, graphed: bool = False) -> dict:
+    """{row: [ms per round]}, rows alternating within each round: do_bench medians, or (graphed) CUDA-graph replays
+    (grader.speed.timing.bench_graphed_ms: device time without the host); a row that cannot be captured is said
+    and dropped."""
+    from grader.speed.timing import bench_graphed_ms, bench_ms
     per = {k: [] for k in fns}
     for _ in range(rounds):
         for k, f in fns.items():
-            per[k].append(bench_ms(f))
+            if k not in per:
+                continue
+            try:
+                per[k].append(bench_graphed_ms(f) if graphed else bench_ms(f))
+            except Exception as e:  # noqa: BLE001 - said, the other rows go on
+                print(f"  not capturable ({type(e).__name__}: {str(e)[:80]}): {k}", flush=True)
+                del per[k]
     return per
 
 
@@ -221,12 +312,12 @@ def graphed_rows(per: dict, fns: dict, top: int = 6) -> None:
 CUBLAS_ROW = "cublas fp16 (dequantised weight)"
 
 
-def run_quant(rounds, bad, out_dir=None):
+def run_quant(rounds, bad, out_dir=None, graphed_small=False):
     import torch
 
     from benchmarks import serving_candidates as sc
     from drills.serving_specs import _w4a16_eager
-    best, results = {}, {}
+    best, results, methods = {}, {}, {}
     for M in QUANT_M:
         a, wp, s, w_deq = quant_inputs(M)
         exp = a.float() @ w_deq.float()
@@ -242,16 +333,25 @@ def run_quant(rounds, bad, out_dir=None):
             if err > 2e-2:
                 print(f"  WRONG M={M} {k}: relative error {err:.2e}")
                 del fns[k]
-        per = time_rows(fns, rounds)
-        if M <= 16:  # device time without the host: does the launch overhead set the floor at small M?
-            graphed_rows(per, fns)
+        extra = None
+        if M <= 16 and graphed_small:  # every row as graph replays (the table), one do_bench round beside it
+            per = time_rows(fns, rounds, graphed=True)
+            plain = time_rows(fns, 1)
+            extra = (lambda k, med: f"do_bench {plain[k][0] * 1e3:7.1f} us" if plain.get(k) else "")
+        else:
+            per = time_rows(fns, rounds)
+            if M <= 16:  # device time without the host: does the launch overhead set the floor at small M?
+                graphed_rows(per, fns)
+        results[M] = {k: [x * 1e3 for x in v] for k, v in per.items()}
         best.setdefault(M, []).extend((statistics.median(per[label(c)]), c) for c in QUANT_CONFIGS[M]
                                       if c["kind"].startswith("alt_") and label(c) in per)
-        results[M] = {k: [x * 1e3 for x in v] for k, v in per.items()}
         floor_us = (M * N_K * 2 + N_K // 2 * N_K + N_K // GROUP * N_K * 2 + M * N_K * 2) / 4.8e12 * 1e6
-        table(f"quant M={M} N=K={N_K} group {GROUP}; bytes floor {floor_us:.1f} us at 4.8 TB/s", per,
+        how = "CUDA-graph replays (device time)" if extra else "do_bench"
+        methods[M] = how
+        table(f"quant M={M} N=K={N_K} group {GROUP}, {how}; bytes floor {floor_us:.1f} us at 4.8 TB/s", per,
               "cublas fp16 (dequantised weight)",
-              lambda k, med: f"TFLOPS {2 * M * N_K * N_K / (med / 1e3) / 1e12:6.1f}")
+              lambda k, med: f"TFLOPS {2 * M * N_K * N_K / (med / 1e3) / 1e12:6.1f}"
+                             + (f"  {extra(k, med)}" if extra else ""))
         del a, wp, s, w_deq
         torch.cuda.empty_cache()
         if out_dir:  # after every M: a batch cut short still leaves the schedules measured so far
@@ -260,6 +360,7 @@ def run_quant(rounds, bad, out_dir=None):
             summary = best_alt_file(best, out_dir)
             (Path(out_dir) / "quant_sweep.json").write_text(json.dumps(
                 {"device": torch.cuda.get_device_name(), "us_per_round": {str(m): r for m, r in results.items()},
+                 "method": {str(m): v for m, v in methods.items()},
                  "best": summary}, indent=1))
 
 
@@ -317,12 +418,14 @@ def dry_quant() -> int:
     for m_class in QUANT_M:
         for cfg in QUANT_CONFIGS[m_class]:
             M, N, K = DRY_SHAPES[m_class]
+            if cfg["kind"] in ("gv", "rw") and N % 4:  # the word kinds read 4 columns per int32
+                N += 4 - N % 4
             key = (label(cfg), M)
             if key in seen:
                 continue
             seen.add(key)
             worst = 0.0
-            groups = (128, 32) if cfg["kind"].startswith("alt_") else (128,)
+            groups = (128, 32) if cfg["kind"].startswith("alt_") or cfg["kind"] in ("r", "gv", "rw") else (128,)
             for group in groups:
                 k = K if group == 128 else 160
                 g = torch.Generator().manual_seed(M + k)
@@ -368,7 +471,24 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=12)
     ap.add_argument("--out", help="quant: where quant_sweep.json and quant_matmul_awq_best.py go")
     ap.add_argument("--dry", action="store_true", help="CPU: check the quant candidates under the interpreter")
+    ap.add_argument("--set", choices=("2", "3", "3b", "3c"), default="2",
+                    help="quant: batch 2's candidates, batch 3's (kind r; M <= 16 timed as CUDA-graph replays), or "
+                         "3b (M = 4096: the reference's tiles without and with the bit trick), or 3c (M = 1 and 16: "
+                         "split-K by float32 vs float16 atomics under do_bench)")
     a = ap.parse_args()
+    global QUANT_M
+    if a.set == "3":
+        QUANT_CONFIGS.clear()
+        QUANT_CONFIGS.update(B3_CONFIGS)
+        QUANT_M = (1, 16, 4096, 128)  # the issue's goals first: a batch cut short loses M = 128 (no goal) first
+    elif a.set == "3c":
+        QUANT_CONFIGS.clear()
+        QUANT_CONFIGS.update({1: B3C_SMALL + [_gv(128, 64, 8), _gv(128, 64, 8, a16=0)], 16: B3C_SMALL})
+        QUANT_M = (16, 1)
+    elif a.set == "3b":
+        QUANT_CONFIGS.clear()
+        QUANT_CONFIGS.update({4096: B3B_LARGE})
+        QUANT_M = (4096,)
     if a.dry:
         os.environ["TRITON_INTERPRET"] = "1"
         return dry_quant()
@@ -390,7 +510,7 @@ def main() -> int:
     print(f"compiled {len(jobs_of(a.case))} kernels in {time.perf_counter() - t0:.1f} s "
           f"({len(bad)} failed)", flush=True)
     if a.case == "quant":
-        run_quant(a.rounds, bad, a.out)
+        run_quant(a.rounds, bad, a.out, graphed_small=a.set == "3")
     else:
         run_decode(a.rounds, bad)
     print(f"\ntotal {time.perf_counter() - t0:.1f} s")

@@ -1,7 +1,7 @@
 # drill: quant-matmul
-# A known-slow W4A16 kernel for benchmarks/serving.py: the reference with 16x16x16 tiles, one warp and one
-# stage. Correct; on the H200 (M = 16, N = K = 8192) 306 µs = 0.16 x cuBLAS on the float16 weight, under the
-# 0.3 x gate (docs/serving.md).
+# A known-slow W4A16 kernel for benchmarks/serving.py and the gate's calibration: the first reference (a scale
+# tile per step, no split-K) with 16x16x16 tiles, one warp and one stage. Correct; on the H200 (M = 16,
+# N = K = 8192) 306-315 µs = 0.15-0.16 x cuBLAS on the float16 weight, under the 0.6 x gate (docs/serving.md).
 import torch
 import triton
 import triton.language as tl
