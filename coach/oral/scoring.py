@@ -266,49 +266,8 @@ def _terms_part(terms) -> tuple:
     return tuple(out)
 
 
-_GAP = re.compile(r"\[\^[^\]]*\]\{0,\d+\}")
-
-
-def pattern_parts(pattern: str) -> list[str]:
-    """A claim pattern cut at its top-level gaps ("A[^.;]{0,30}B" -> [A, B]), each part a regex on its own; [] for a
-    pattern with no top-level gap or a part that cannot stand alone (under three letters, or one Chinese character)."""
-    parts, depth, start, i, cls = [], 0, 0, 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if cls:
-            cls = ch != "]"
-        elif ch == "[":
-            m = _GAP.match(pattern, i)
-            if m and depth == 0:
-                parts.append(pattern[start:i])
-                start = i = m.end()
-                continue
-            cls = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        i += 1
-    parts = [p.strip() for p in parts + [pattern[start:]]]
-    if len(parts) < 2 or any(len(re.sub(r"[^a-z0-9_]", "", p, flags=re.I)) + 2 * len(re.findall(r"[\u3400-\u9fff]", p)) < 3
-                             for p in parts):
-        return []
-    try:
-        for p in parts:
-            re.compile(p)
-    except re.error:
-        return []
-    return parts
-
-
 def compile_claim(claim_id: str, data: dict) -> Claim:
-    # a pattern's parts also count in any order in one clause ("it recompiles whenever the tensor values change" for
-    # "tensor values ... change ... recompile"); a negative pattern keeps its wording
-    alts = [(tuple(_part(x) for x in parts), (), True, False) for p in data.get("patterns") or []
-            if not data.get("negative") for parts in [pattern_parts(claim_regex(p))] if parts]
+    alts = []
     for c in data.get("concepts") or []:
         if c.get("within", "sentence") not in ("sentence", "clause"):
             raise RubricError(f"claim {claim_id}: within is 'sentence' or 'clause'")
