@@ -99,7 +99,11 @@ def _run(tmp_path, mode: str) -> dict:
 
 def test_type_caches_give_bit_identical_kernels_and_the_same_types(tmp_path):
     plain, cached = _run(tmp_path, "plain"), _run(tmp_path, "cached")
-    assert cached["installed"] == {"caches": True, "inits": True}  # this machine's Triton: both apply
+    import triton
+
+    assert cached["installed"]["caches"] is True
+    if triton.__version__.startswith("3.9"):  # the CPU machines' Triton: the faster inits apply there too
+        assert cached["installed"]["inits"] is True
     assert cached["digest"] == plain["digest"]
     assert cached["types"] == plain["types"]
     assert len(plain["types"]) == 12 and [t[1] for t in plain["types"][:3]] == [8, 32, 16]
