@@ -1,4 +1,5 @@
-"""The interpreter's type caches (grader/watch/interp_speed.py) on and off: same verdict, CPU seconds (benchmark).
+"""The interpreter's type caches and same-shape broadcast (grader/watch/interp_speed.py) on and off: same verdict,
+CPU seconds (benchmark).
 
     PYTHONPATH=. python benchmarks/interp_caches.py [--reps 2] FILE...
 
@@ -29,7 +30,8 @@ os.environ.setdefault("DRILL_SKIP_TIMING", "1")
 sys.path.insert(0, sys.argv[1])
 from grader.watch import interp_speed
 if sys.argv[3] == "off":
-    interp_speed.cache_interpreter_types = interp_speed.faster_type_inits = lambda: False
+    interp_speed.cache_interpreter_types = interp_speed.faster_type_inits = interp_speed.same_shape_broadcast = \
+        lambda: False
 applied = interp_speed.install()
 from pathlib import Path
 from grader.intake.static import inspect_file
@@ -81,7 +83,8 @@ def main() -> int:
         tot[1] += best["on"]
         on = results["on"]["applied"]
         print(f"{best['off']:7.2f} {best['on']:7.2f} {best['on'] / best['off']:6.2f}  {'yes' if same else 'NO '}  {f}"
-              + ("" if on.get("type_caches") and on.get("type_inits") else f"  (applied: {on})"), flush=True)
+              + ("" if on.get("type_caches") and on.get("type_inits") and on.get("same_shape_broadcast")
+                 else f"  (applied: {on})"), flush=True)
         for line in changed[:6]:
             print("      ", line)
     print(f"{tot[0]:7.2f} {tot[1]:7.2f} {tot[1] / tot[0]:6.2f}  {len(a.files) - differ}/{len(a.files)} identical")

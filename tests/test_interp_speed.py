@@ -1,4 +1,5 @@
-"""grader/watch/interp_speed.py: the interpreter's type caches change nothing a kernel computes or a grade reads.
+"""grader/watch/interp_speed.py: the interpreter's type caches and its same-shape broadcast change nothing a kernel
+computes or a grade reads.
 
 Each side runs in its own process (TRITON_INTERPRET is read when the decorators run, and the caches patch Triton's
 classes for the whole process): the same kernels, with and without the caches, must give bit-identical outputs and
@@ -58,7 +59,8 @@ sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2])
 installed = None
 if sys.argv[3] == "cached":
     from grader.watch import interp_speed
-    installed = {"caches": interp_speed.cache_interpreter_types(), "inits": interp_speed.faster_type_inits()}
+    installed = {"caches": interp_speed.cache_interpreter_types(), "inits": interp_speed.faster_type_inits(),
+                 "broadcast": interp_speed.same_shape_broadcast()}
 import torch
 import triton.language as tl
 from triton.runtime import interpreter
@@ -102,8 +104,8 @@ def test_type_caches_give_bit_identical_kernels_and_the_same_types(tmp_path):
     import triton
 
     assert cached["installed"]["caches"] is True
-    if triton.__version__.startswith("3.9"):  # the CPU machines' Triton: the faster inits apply there too
-        assert cached["installed"]["inits"] is True
+    if triton.__version__.startswith("3.9"):  # the CPU machines' Triton: every one applies
+        assert cached["installed"] == {"caches": True, "inits": True, "broadcast": True}
     assert cached["digest"] == plain["digest"]
     assert cached["types"] == plain["types"]
     assert len(plain["types"]) == 12 and [t[1] for t in plain["types"][:3]] == [8, 32, 16]

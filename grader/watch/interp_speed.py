@@ -14,6 +14,10 @@
   immutable values (compared by element type and shape), so handing out one object per (element type, shape) gives
   every operation the same types, shapes and numpy dtypes as before. Only plain-int shapes are cached; anything else
   goes to Triton's own code.
+- Every binary operation, load and store broadcasts its operands (`broadcast_impl_value`); for two blocks of one
+  shape, or two scalars, Triton returns them unchanged, after comparing the shapes through Triton tuples (each
+  comparison builds a tuple and its type). The interpreter's semantic object returns them at once in those two cases
+  and calls Triton's own code for every other.
 """
 from __future__ import annotations
 
@@ -27,7 +31,8 @@ def install() -> dict:
 
     torch.set_num_threads(1)
     return {"torch_threads": 1, "overflow_check_skipped": skip_discarded_overflow_check(),
-            "type_caches": cache_interpreter_types(), "type_inits": faster_type_inits()}
+            "type_caches": cache_interpreter_types(), "type_inits": faster_type_inits(),
+            "same_shape_broadcast": same_shape_broadcast()}
 
 
 def skip_discarded_overflow_check() -> bool:
@@ -208,4 +213,44 @@ def faster_type_inits() -> bool:
     block_init._drill_fast = True
     block_type.__init__ = block_init
     tensor.__init__ = tensor_init
+    return True
+
+
+def same_shape_broadcast() -> bool:
+    """On the interpreter's semantic object only (the compile check's front end keeps Triton's own): operands that
+    need no broadcast (two blocks of one shape, two scalars) come back unchanged at once, as Triton's own
+    `broadcast_impl_value` returns them. Applied only where that method's source says it returns the originals in
+    the scalar-scalar case and compares the shapes dimension by dimension."""
+    import types
+
+    try:
+        from triton.runtime import interpreter
+    except ImportError:
+        return False
+    sem = getattr(interpreter, "interpreter_semantic", None)
+    orig = getattr(sem, "broadcast_impl_value", None)
+    if orig is None:
+        return False
+    if getattr(orig, "_drill_fast", False):
+        return True
+    try:
+        source = inspect.getsource(orig)
+    except (OSError, TypeError):
+        return False
+    if "returns original blocks" not in source or "get_block_shapes()" not in source or "right == left" not in source:
+        return False
+
+    def broadcast_impl_value(self, lhs, rhs):
+        lhs_ty, rhs_ty = lhs.type, rhs.type
+        lhs_block, rhs_block = lhs_ty.is_block(), rhs_ty.is_block()
+        if lhs_block and rhs_block:
+            a, b = lhs_ty.get_block_shapes(), rhs_ty.get_block_shapes()
+            if a is b or list(a) == list(b):
+                return lhs, rhs
+        elif not lhs_block and not rhs_block:
+            return lhs, rhs
+        return orig(lhs, rhs)
+
+    broadcast_impl_value._drill_fast = True
+    sem.broadcast_impl_value = types.MethodType(broadcast_impl_value, sem)
     return True
