@@ -12,8 +12,9 @@
   result (its shape unwrapped and validated again), and `_get_np_dtype` builds a 19-entry dict on each call. The
   interpreter's own `get_block_ty`, `block_type.with_element_ty` and `_get_np_dtype` are memoised: types are
   immutable values (compared by element type and shape), so handing out one object per (element type, shape) gives
-  every operation the same types, shapes and numpy dtypes as before. Only plain-int shapes are cached; anything else
-  goes to Triton's own code.
+  every operation the same types, shapes and numpy dtypes as before. `block_type.__init__` and `tensor.__init__`
+  reuse, for a plain-int shape, what Triton's own __init__ built from it the first time. Only plain-int shapes are
+  cached; anything else goes to Triton's own code.
 - Every binary operation, load and store broadcasts its operands (`broadcast_impl_value`); for two blocks of one
   shape, or two scalars, Triton returns them unchanged, after comparing the shapes through Triton tuples (each
   comparison builds a tuple and its type). The interpreter's semantic object returns them at once in those two cases
@@ -26,7 +27,7 @@ import inspect
 
 
 def install() -> dict:
-    """Apply both; returns what was applied (for the tests and the result's phases)."""
+    """Apply them all; returns what was applied (for the tests and the result's phases)."""
     import torch
 
     torch.set_num_threads(1)
