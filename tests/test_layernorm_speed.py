@@ -99,6 +99,8 @@ def test_layernorm_bytes_floor_at_the_gate_size():
 
 _CHECK = """
 import importlib.util, sys
+from grader.watch.interp_speed import install
+install()  # the interpreter as a CPU grade runs it (bit-identical, faster: tests/test_interp_speed.py)
 import torch, torch.nn.functional as F
 s = importlib.util.spec_from_file_location("ln_under_test", sys.argv[1])
 mod = importlib.util.module_from_spec(s); s.loader.exec_module(mod)

@@ -25,6 +25,23 @@ def test_owner_lookup_by_address():
     assert owners[0] == owners[1] >= 0 and owners[2] == -1
 
 
+def test_sole_owner_is_the_region_of_every_address_or_none():
+    """The lane checker's fast path: one region for all lanes, else None (then the per-lane `owners`)."""
+    import numpy as np
+
+    mem = Memory("cpu")
+    x = mem.place(torch.ones(10), "input x")
+    y = mem.place(torch.ones(10), "input y")
+    bx, by = np.uint64(x.data_ptr()), np.uint64(y.data_ptr())
+    ix, iy = (int(mem.owners(np.array([b], dtype=np.uint64))[0]) for b in (bx, by))
+    assert mem.sole_owner(bx + np.arange(10, dtype=np.uint64) * 4) == ix
+    assert mem.sole_owner(np.array([by + 36, by], dtype=np.uint64)) == iy
+    assert mem.sole_owner(np.array([bx, bx + 40], dtype=np.uint64)) is None  # one past x's end
+    assert mem.sole_owner(np.array([bx, by], dtype=np.uint64)) is None       # two tensors
+    assert mem.sole_owner(np.array([min(bx, by) - 4], dtype=np.uint64)) is None
+    assert Memory("cpu").sole_owner(np.array([bx], dtype=np.uint64)) is None  # no regions at all
+
+
 def test_bf16_and_fp16_sentinels_are_nan():
     mem = Memory("cpu")
     for dtype in (torch.bfloat16, torch.float16, torch.float64):

@@ -21,6 +21,12 @@ def unique(a: np.ndarray) -> np.ndarray:
 
 
 def distinct_count(a: np.ndarray) -> int:
-    """len(np.unique(a)) for an integer array."""
-    s = np.sort(np.asarray(a).reshape(-1))
+    """len(np.unique(a)) for an integer array. Element indices (non-negative, below a few times their count) are
+    counted with a bincount, O(n) instead of a sort; anything else (addresses, negative values) is sorted."""
+    a = np.asarray(a).reshape(-1)
+    if a.size > 64 and a.dtype.kind in "iu":
+        lo, hi = int(a.min()), int(a.max())
+        if lo >= 0 and hi < 4 * a.size:
+            return int(np.count_nonzero(np.bincount(a.astype(np.intp, copy=False))))
+    s = np.sort(a)
     return int(s.size and 1 + np.count_nonzero(s[1:] != s[:-1]))

@@ -132,11 +132,14 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
         logical = LogicalIndex(out)  # storage offsets -> logical indices (any dense stride order)
         written = torch.zeros(numel, dtype=torch.bool)
         per_program: dict = {}
+        stored = []
         for launch, program, elems, atomic in region.stored:
             idx = logical(elems - offset)
-            written[torch.from_numpy(idx)] = True
+            stored.append(idx)
             if not atomic:  # atomics may meet on one element by design (split reductions)
                 per_program.setdefault((launch, program), []).append(idx)
+        if stored:  # one index write for every store of the call, not one per program's store
+            written[torch.from_numpy(np.concatenate(stored))] = True
         per_launch: dict = {}
         for (launch, _), parts in per_program.items():
             per_launch.setdefault(launch, []).append(unique(np.concatenate(parts)))
@@ -295,8 +298,9 @@ def _lanes_and_distinct(r) -> tuple[int, int]:
     cached = getattr(r, "_lanes_distinct", None)
     if cached is not None and cached[0] == len(r.stored):
         return cached[1], cached[2]
-    lanes = sum(int(e.size) for _, _, e, _ in r.stored)
-    distinct = distinct_count(np.concatenate([e for _, _, e, _ in r.stored])) if lanes else 0
+    every = np.concatenate([e for _, _, e, _ in r.stored]) if r.stored else np.zeros(0, dtype=np.int64)
+    lanes = int(every.size)
+    distinct = distinct_count(every) if lanes else 0
     r._lanes_distinct = (len(r.stored), lanes, distinct)
     return lanes, distinct
 

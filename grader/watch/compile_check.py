@@ -31,10 +31,12 @@ class CompilerRejects(Exception):
 
 
 @contextmanager
-def compiled_library(fn, made: dict | None = None):
+def compiled_library(fn, made: dict | None = None, twins: dict | None = None):
     """Under TRITON_INTERPRET=1 every @triton.jit function — Triton's own library (tl.sum, tl.cdiv, ...), tensor
     methods and the learner's helpers — is an InterpretedFunction, which the code generator would call as plain
-    Python. For the front end's duration, put a JITFunction of the same Python function in each place."""
+    Python. For the front end's duration, put a JITFunction of the same Python function in each place. TWINS (id ->
+    (JITFunction, InterpretedFunction)), when given, keeps the JITFunctions for the next compile of the same grade:
+    building one parses its function's source, and a compile check swaps in every library function each time."""
     import sys
 
     import triton.language as tl
@@ -46,7 +48,12 @@ def compiled_library(fn, made: dict | None = None):
 
     def compiled(obj):
         if id(obj) not in made:
-            made[id(obj)] = (_jit_twin(obj), obj)  # the original kept alive: its id stays its own
+            pair = twins.get(id(obj)) if twins is not None else None
+            if pair is None or pair[1] is not obj:
+                pair = (_jit_twin(obj), obj)  # the original kept alive: its id stays its own
+                if twins is not None:
+                    twins[id(obj)] = pair
+            made[id(obj)] = pair
         return made[id(obj)][0]
 
     namespaces = [vars(m) for name, m in list(sys.modules.items())
@@ -141,6 +148,7 @@ class FrontEnd:
         self.learner_file = learner_file
         self.seen: dict = {}
         self.params: dict = {}   # kernel function -> its JITFunction's params (every launch needs them)
+        self.twins: dict = {}    # the library's JITFunction twins, built once per grade (compiled_library)
 
     def check(self, kernel, arguments: dict) -> dict | None:
         fn = getattr(kernel, "fn", None)
@@ -198,7 +206,7 @@ class FrontEnd:
             return None
         met: dict = {}
         try:
-            with compiled_library(fn, met):
+            with compiled_library(fn, met, self.twins):
                 src.make_ir(target, options, codegen_fns, module_map, context)
         except Exception as e:  # noqa: BLE001 - Triton's CompilationError (or what it raised): the learner's
             fault = front_end_fault(e, self.learner_file)

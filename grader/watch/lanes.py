@@ -179,7 +179,9 @@ class LaneChecker:
         from triton.runtime.interpreter import TensorHandle, _get_np_dtype
 
         addrs = np.asarray(ptrs.data).astype(np.uint64, copy=False)
-        m = np.broadcast_to(np.asarray(mask.data, dtype=bool), addrs.shape)
+        m = np.asarray(mask.data, dtype=bool)
+        if m.shape != addrs.shape:
+            m = np.broadcast_to(m, addrs.shape)
         elsize = np.dtype(_get_np_dtype(ptrs.get_element_ty())).itemsize
         if kind != "load" and addrs.size:  # where every lane points, masked or not: the offsets' own evidence
             self.store_spans.append((self.launch, program_of(builder), int(addrs.min()), int(addrs.max())))
@@ -188,10 +190,14 @@ class LaneChecker:
         active = addrs[m]
         if active.size == 0:
             return mask
-        owners = self.memory.owners(active)
-        inside = owners[owners >= 0]
-        owner = int(np.bincount(inside).argmax()) if inside.size else -1
-        good = (owners == owner) & (owners >= 0)  # a lane inside no tensor is never good
+        owner = self.memory.sole_owner(active)  # every lane in one tensor (the usual case): no search per lane
+        if owner is None:
+            owners = self.memory.owners(active)
+            inside = owners[owners >= 0]
+            owner = int(np.bincount(inside).argmax()) if inside.size else -1
+            good = (owners == owner) & (owners >= 0)  # a lane inside no tensor is never good
+        else:
+            good = np.ones(active.shape, dtype=bool)
         nbytes = int(active.size) * elsize
         atomic = kind.startswith("atomic")
         if kind == "load" or atomic:

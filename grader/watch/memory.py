@@ -161,6 +161,18 @@ class Memory:
         inside = (idx >= 0) & (addrs < self._ends[safe])
         return np.where(inside, idx, -1)
 
+    def sole_owner(self, addrs: np.ndarray) -> int | None:
+        """The region index holding every address of a non-empty ADDRS, or None when they are not all in one region
+        (then ask `owners`). Regions are disjoint intervals, so the lowest and the highest address decide: two
+        reductions instead of a search per lane, for the common access that stays inside one tensor."""
+        if not self.regions:
+            return None
+        lo, hi = addrs.min(), addrs.max()
+        i = int(np.searchsorted(self._starts, lo, side="right")) - 1
+        if i < 0 or hi >= self._ends[i]:
+            return None
+        return i
+
     def nearest(self, addr: int) -> tuple[int, str, int]:
         """For an address outside every region: the closest region, the side, and the element offset."""
         best = None
