@@ -406,3 +406,32 @@ def test_the_conv_gate_times_a_channels_last_x_with_padding_1(monkeypatch):
     slow = iter([2.0, 0.4] * timing.ROUNDS + [0.01] * 6)
     monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), next(slow))[1])
     assert timing.speed_report(spec, entry, "NVIDIA H200", say=lambda m: None, device="cpu")["category"] == "too-slow"
+
+
+def test_a_spec_that_asks_for_device_time_has_every_row_timed_as_graph_replays(monkeypatch):
+    """speed_graphed (a spec field, no drill name in the grader): the learner's row, eager and the cuBLAS bar are all
+    timed by graphed_or_plain's method (CUDA-graph replays: device time, no host launches), and the report names it.
+    The same spec without the field times every row with do_bench."""
+    import dataclasses
+
+    from grader.speed import timing
+
+    base = dataclasses.replace(drills.get_spec("quant-matmul"), bench_size=(16, 256, 256), small_size=(4, 128, 128))
+    for graphed in (True, False):
+        spec = dataclasses.replace(base, speed_graphed=graphed)
+        asked, timed = [], []
+
+        def graphed_or_plain(rows, say):
+            asked.append([label for label, _, _ in rows])
+            return (lambda fn, **kw: (fn(), timed.append("graph"), 0.01)[-1]), "CUDA graph replay (device time)"
+        monkeypatch.setattr(timing, "graphed_or_plain", graphed_or_plain)
+        monkeypatch.setattr(timing, "bench_ms", lambda fn, **kw: (fn(), timed.append("do_bench"), 0.01)[-1])
+        monkeypatch.setattr(timing, "copy_bandwidth", lambda n, name, say: (4e12, True))
+        t = timing.speed_report(spec, _reference_entry(spec), "fake", say=lambda m: None, device="cpu", small=False)
+        rows = 2 + len(spec.speed_refs)
+        if graphed:
+            assert asked == [[f"your `{spec.entry}`", "eager PyTorch", S.W4_CUBLAS]]
+            assert timed == ["graph"] * rows * timing.ROUNDS and t["method"] == "CUDA graph replay (device time)"
+        else:
+            assert asked == [] and timed == ["do_bench"] * rows * timing.ROUNDS and t["method"] == "do_bench"
+        assert t["wrong"] == 0 and t["category"] is None

@@ -191,6 +191,11 @@ class DrillSpec:
     small_size: Any = 100_000       # CUDA: size where device time and host wall time are compared (launch-bound)
     speed_refs: tuple = ()          # CUDA: extra (label, fn) rows timed beside the candidate, shown only
     speed_bar: str = ""             # CUDA: the label of the speed_refs row the gate divides by (default: eager)
+    # CUDA: the gate times every row (the learner, eager, speed_refs) as CUDA-graph replays, device time without the
+    # host's launches (grader.speed.timing.graphed_or_plain; do_bench for all rows when one cannot be captured).
+    # For kernels that serving runs inside CUDA graphs (a decode step), where the host's Python and launch cost
+    # would otherwise be the figure. Drills with `grads` are always timed this way.
+    speed_graphed: bool = False
     bench_sizes: Sequence = ()      # `drill bench`'s default sweep (default: 2^12..2^27, or the CUDA sizes)
     # -- 2-D, reduction, persistent and autotune drills --
     probes: tuple = ()              # Probe(...) input sets graded after `sizes`

@@ -6,6 +6,8 @@ Runs inside the CUDA child, after every correctness call passed, when the drill'
 - `triton.testing.do_bench(return_mode="median")` times each function (it zeroes a 256 MB buffer before every rep,
   so L2 is cold); candidate, eager and the spec's `speed_refs` alternate for ROUNDS rounds; the figure is the median
   of the per-round medians, so one noisy round cannot decide.
+- Timing method: do_bench, or CUDA-graph replays for every row (`bench_graphed_ms`: device time, no host) when the
+  spec has `grads` or `speed_graphed`; the report names the method.
 - speedup = eager / candidate (or bar / candidate, the bar being the `speed_refs` row `spec.speed_bar` names:
   cuBLAS on a weight already in float16, beside a quantised GEMM); below `spec.speedup_min` -> `too-slow`.
 - The device's copy bandwidth (read + write counted) is the faster of x.clone() and a Triton copy kernel at the same
@@ -349,7 +351,8 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda", 
     rows = [(f"your `{spec.entry}`", CANDIDATE, candidate), ("eager PyTorch", EAGER, calls[EAGER])]
     rows += [(label, REF, calls[label]) for label, _ in spec.speed_refs]
     bench, method = bench_ms, "do_bench"
-    if spec.grads is not None:  # forward + backward: several launches and the autograd engine per call
+    # forward + backward (several launches and the autograd engine per call), or a spec that asks for device time
+    if spec.grads is not None or spec.speed_graphed:
         bench, method = graphed_or_plain(rows, say)
     per_round = {label: [] for label, _, _ in rows}
     for r in range(ROUNDS):
