@@ -1,5 +1,7 @@
 # drill: quant-matmul
 # expect: pass
+# also-ok: too-slow
+# (CUDA only: correct, but 0.14x cuBLAS on the float16 weight in the H200's gate runs of 2026-12-01, under the 0.6x bar)
 # A careful candidate: load BK // 2 packed rows once, split each byte into its low (even k) and high (odd k)
 # nibble tiles, and do two dots against the even and odd columns of a (strided loads of a, step 2).
 import torch

