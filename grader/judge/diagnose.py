@@ -12,6 +12,9 @@ from collections import Counter
 
 from grader.watch.access import out_of_range
 
+# How far off the wrong values are (evaluate_output): what the report reads to tell rounding from a wrong formula
+ERROR_FIGURES = ("error_ratio", "max_abs_err", "ref_scale")
+
 # Ordered: when one call shows several problems, the earlier category is the cause to fix first.
 CATEGORIES = (
     "hole", "internal", "not-checked", "error", "timeout", "crash", "torch-fallback", "no-kernel", "fusion", "dtype", "shape",
@@ -332,7 +335,7 @@ def classify(ev: dict, max_launches: int | None = None, rules: dict | None = Non
                                               "masked_load": suspect, "identity": rules["masked_other"][0]}
         category = ev.get("probe_category") or rules.get("value_category") or "wrong-values"
         return category, {"wrong": ev["wrong"], "numel": numel, "probe": ev.get("probe"),
-                          **{k: ev.get(k) for k in ("error_ratio", "max_abs_err", "ref_scale")}}
+                          **{k: ev.get(k) for k in ERROR_FIGURES}}
     if cap is not None and ev.get("duplicates"):  # right values, but some tiles stored more than once
         return "persistent", {"duplicates": ev["duplicates"], "numel": numel, "cap": cap}
     waste = wasted_work(ev, cap, rules.get("idle_factor") or IDLE_FACTOR)
@@ -434,7 +437,7 @@ def drop_unproven_other(calls: list[dict], rules: dict) -> None:
         detail = {k: v for k, v in (c.get("detail") or {}).items() if k not in ("masked_load", "identity")}
         c["category"] = rules.get("value_category") or "wrong-values"
         c["detail"] = {**detail, "other_harmless": True,
-                       **{k: c.get(k) for k in ("error_ratio", "max_abs_err", "ref_scale")}}
+                       **{k: c.get(k) for k in ERROR_FIGURES}}
 
 
 def blame_probe_layouts(calls: list[dict]) -> None:

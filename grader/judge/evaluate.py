@@ -212,7 +212,8 @@ def evaluate_output(out, ref, inputs_cpu, arg_names, memory: Memory, recorder_la
         ev["max_abs_err"] = float(diff.max())
         # The output's own scale: an error that is a large share of it is no rounding, however few tolerances away.
         size = ref64.abs()
-        ev["ref_scale"] = float(size[torch.isfinite(size)].max()) if bool(torch.isfinite(size).any()) else None
+        size = size[torch.isfinite(size)]
+        ev["ref_scale"] = float(size.max()) if size.numel() else None
 
     # Tile map: one cell per BLOCK-sized tile of the flat output.
     block = next((l["block"] for l in recorder_launches if l.get("block")), None) or 1024
