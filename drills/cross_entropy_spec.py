@@ -272,14 +272,16 @@ FIX_SCALE = _fix("logits.grad = dy * (softmax(x) - one_hot(target)) / n_valid on
 
 CE_GRAD_MISTAKES = (
     GradMistake("logits.grad not scaled by 1 / n_valid: the mean's gradient is dy * (softmax - one_hot) / n_valid",
-                "grad-scale", "logits.grad", _grad_not_scaled),
+                "grad-scale", "logits.grad", _grad_not_scaled,
+                name_zh="logits.grad 没有乘 1 / n_valid：均值的梯度是 dy * (softmax - one_hot) / n_valid"),
     GradMistake("logits.grad scaled by 1 / T: the ignored rows are counted in the gradient's mean", "ignore-index",
-                "logits.grad", _grad_over_t),
-    GradMistake("logits.grad not multiplied by the loss's grad_output dy", "grad-scale", "logits.grad", _grad_no_dy),
+                "logits.grad", _grad_over_t, name_zh="logits.grad 乘的是 1 / T：被忽略的行也算进了梯度的均值"),
+    GradMistake("logits.grad not multiplied by the loss's grad_output dy", "grad-scale", "logits.grad", _grad_no_dy,
+                name_zh="logits.grad 没有乘 loss 的 grad_output dy"),
     GradMistake("the ignored rows' gradient is not zero (softmax / n_valid written there)", "ignore-index",
-                "logits.grad", _grad_ignored_not_zeroed),
+                "logits.grad", _grad_ignored_not_zeroed, name_zh="被忽略的行的梯度不是 0（那里写入了 softmax / n_valid）"),
     GradMistake("logits.grad = softmax / n_valid: the one-hot of the target is not subtracted", "gradient",
-                "logits.grad", _grad_no_onehot),
+                "logits.grad", _grad_no_onehot, name_zh="logits.grad = softmax / n_valid：没有减去 target 的 one-hot"),
 )
 
 

@@ -304,7 +304,7 @@ SPECS += [
                 Probe("x30", _rows_x30, ((16, 781),), "stability")),
         masked_other=(float("-inf"), "other"),
         mistakes=(Mistake("the row max is not subtracted before exp", "stability", _softmax_no_max,
-                          refuted_by=("x30",)),),
+                          refuted_by=("x30",), name_zh="exp 之前没有减去行最大值"),),
         dims={"x": ("M", "N"), "out": ("M", "N")},
         eager=_softmax_eager,
         byte_model=_softmax_bytes,
@@ -490,18 +490,22 @@ def _k_pointer_stays(which):
     return ref
 
 
-K_LOOP_MISTAKES = (Mistake("the K loop drops the K tail (K // BLOCK_K steps)", "k-loop", _k_floor),
-                   Mistake("each K step overwrites the accumulator (acc = tl.dot(a, b))", "k-loop", _k_last_step_only),
-                   Mistake("the K loop runs one step too few", "k-loop", _k_one_step_short),
-                   Mistake("only the first K step is accumulated", "k-loop", _k_first_step_only),
+K_LOOP_MISTAKES = (Mistake("the K loop drops the K tail (K // BLOCK_K steps)", "k-loop", _k_floor,
+                           name_zh="K 循环丢掉了 K 的尾部（只走了 K // BLOCK_K 步）"),
+                   Mistake("each K step overwrites the accumulator (acc = tl.dot(a, b))", "k-loop", _k_last_step_only,
+                           name_zh="每个 K 步都覆盖了累加器（acc = tl.dot(a, b)）"),
+                   Mistake("the K loop runs one step too few", "k-loop", _k_one_step_short, name_zh="K 循环少走了一步"),
+                   Mistake("only the first K step is accumulated", "k-loop", _k_first_step_only, name_zh="只累加了第一个 K 步"),
                    Mistake("a's K pointer never advances (no a_ptrs += BLOCK_K * stride_ak in the loop)", "k-loop",
-                           _k_pointer_stays("a")),
+                           _k_pointer_stays("a"), name_zh="a 的 K 方向指针从不前进（循环里没有 a_ptrs += BLOCK_K * stride_ak）"),
                    Mistake("b's K pointer never advances (no b_ptrs += BLOCK_K * stride_bk in the loop)", "k-loop",
-                           _k_pointer_stays("b")),
+                           _k_pointer_stays("b"), name_zh="b 的 K 方向指针从不前进（循环里没有 b_ptrs += BLOCK_K * stride_bk）"),
                    Mistake("a's strides swapped (a.stride(1) where stride_am belongs, a.stride(0) for stride_ak)",
-                           "strides", _a_strides_swapped),
+                           "strides", _a_strides_swapped,
+                           name_zh="a 的 stride 传反了（stride_am 处传了 a.stride(1)，stride_ak 处传了 a.stride(0)）"),
                    Mistake("b's strides swapped (b.stride(1) where stride_bk belongs, b.stride(0) for stride_bn)",
-                           "strides", _b_strides_swapped))
+                           "strides", _b_strides_swapped,
+                           name_zh="b 的 stride 传反了（stride_bk 处传了 b.stride(1)，stride_bn 处传了 b.stride(0)）"))
 MATMUL_PROBES = (Probe("b = w.t()", _mm_b_transposed, ((100, 40, 257),), "strides"),
                  Probe("a = w.t()", _mm_a_transposed, ((37, 300, 129),), "strides"))
 MATMUL_TOLERANCE = {"float16": (1e-3, 1e-5)}  # atol x sum|a||b| (error_scale); rtol covers the float16 store
@@ -566,16 +570,21 @@ def _bias_across_the_tile(a, b, bias, meta):
 
 
 EPILOGUE_MISTAKES = (
-    Mistake("bias added per row (indexed by offs_m) instead of per column", "epilogue", _bias_per_row),
+    Mistake("bias added per row (indexed by offs_m) instead of per column", "epilogue", _bias_per_row,
+            name_zh="bias 按行加（用 offs_m 索引），而不是按列加"),
     Mistake("bias broadcast down the tile's rows (bias[:, None] instead of bias[None, :])", "epilogue",
-            _bias_across_the_tile),
-    Mistake("bias added twice", "epilogue", lambda a, b, bias, meta: (a @ b + 2 * bias).clamp_min(0)),
-    Mistake("bias added in every K step (inside the loop) instead of once", "epilogue", _bias_every_k_step),
-    Mistake("no relu", "epilogue", lambda a, b, bias, meta: a @ b + bias),
-    Mistake("no bias", "epilogue", lambda a, b, bias, meta: (a @ b).clamp_min(0)),
-    Mistake("relu before the bias", "epilogue", lambda a, b, bias, meta: (a @ b).clamp_min(0) + bias),
+            _bias_across_the_tile, name_zh="bias 沿 tile 的行方向广播（bias[:, None]，应为 bias[None, :]）"),
+    Mistake("bias added twice", "epilogue", lambda a, b, bias, meta: (a @ b + 2 * bias).clamp_min(0),
+            name_zh="bias 加了两次"),
+    Mistake("bias added in every K step (inside the loop) instead of once", "epilogue", _bias_every_k_step,
+            name_zh="bias 在每个 K 步（循环里）都加了一次，而不是只加一次"),
+    Mistake("no relu", "epilogue", lambda a, b, bias, meta: a @ b + bias, name_zh="没有 relu"),
+    Mistake("no bias", "epilogue", lambda a, b, bias, meta: (a @ b).clamp_min(0), name_zh="没有加 bias"),
+    Mistake("relu before the bias", "epilogue", lambda a, b, bias, meta: (a @ b).clamp_min(0) + bias,
+            name_zh="relu 在加 bias 之前做了"),
 ) + tuple(Mistake(m.name, m.category, (lambda f: lambda a, b, bias, meta: None if f(a, b, meta) is None
-                                       else (f(a, b, meta) + bias).clamp_min(0))(m.reference))
+                                       else (f(a, b, meta) + bias).clamp_min(0))(m.reference),
+                  name_zh=m.name_zh)
           for m in K_LOOP_MISTAKES)
 
 
@@ -727,23 +736,32 @@ def _keys_floor(q, k, v, meta, causal=False):
 
 
 ATTENTION_MISTAKES = (
-    Mistake("the key loop drops the last partial block (S // BLOCK_N blocks)", "k-loop", _keys_floor),
-    Mistake("no 1/sqrt(D) scale", "scale", _scaled(lambda d: 1.0)),
-    Mistake("1/D instead of 1/sqrt(D)", "scale", _scaled(lambda d: 1.0 / d)),
-    Mistake("exp2 without log2(e) folded into the scale", "scale", _scaled(lambda d: math.log(2) / math.sqrt(d))),
-    Mistake("log2(e) folded in, but exp instead of exp2", "scale", _scaled(lambda d: math.log2(math.e) / math.sqrt(d))),
-    Mistake("the causal mask hides the diagonal (key j < query i)", "causal", _causal_shift(-1)),
-    Mistake("the causal mask lets each query see one key ahead", "causal", _causal_shift(1)),
+    Mistake("the key loop drops the last partial block (S // BLOCK_N blocks)", "k-loop", _keys_floor,
+            name_zh="key 循环丢掉了最后一个不满的块（只走了 S // BLOCK_N 块）"),
+    Mistake("no 1/sqrt(D) scale", "scale", _scaled(lambda d: 1.0), name_zh="没有乘 1/sqrt(D) 缩放"),
+    Mistake("1/D instead of 1/sqrt(D)", "scale", _scaled(lambda d: 1.0 / d), name_zh="乘的是 1/D，而不是 1/sqrt(D)"),
+    Mistake("exp2 without log2(e) folded into the scale", "scale", _scaled(lambda d: math.log(2) / math.sqrt(d)),
+            name_zh="用了 exp2，但缩放里没有乘上 log2(e)"),
+    Mistake("log2(e) folded in, but exp instead of exp2", "scale", _scaled(lambda d: math.log2(math.e) / math.sqrt(d)),
+            name_zh="缩放里乘上了 log2(e)，但用的是 exp 而不是 exp2"),
+    Mistake("the causal mask hides the diagonal (key j < query i)", "causal", _causal_shift(-1),
+            name_zh="causal mask 把对角线也遮住了（key j < query i）"),
+    Mistake("the causal mask lets each query see one key ahead", "causal", _causal_shift(1),
+            name_zh="causal mask 让每个 query 多看到了后面一个 key"),
     Mistake("causal=True ignored", "causal",
-            lambda q, k, v, meta, causal=False: _attention_ref(q, k, v) if causal else None),
+            lambda q, k, v, meta, causal=False: _attention_ref(q, k, v) if causal else None, name_zh="忽略了 causal=True"),
     Mistake("the causal mask applied on every call (causal=False still masks keys after the query)", "causal",
-            lambda q, k, v, meta, causal=False: None if causal else _attention_ref(q, k, v, causal=True)),
+            lambda q, k, v, meta, causal=False: None if causal else _attention_ref(q, k, v, causal=True),
+            name_zh="每次调用都加了 causal mask（causal=False 时仍遮住了 query 之后的 key）"),
     Mistake("acc not rescaled when the running max grows", "rescale",
-            lambda q, k, v, meta, causal=False: _online(q, k, v, causal, meta, False, True)),
+            lambda q, k, v, meta, causal=False: _online(q, k, v, causal, meta, False, True),
+            name_zh="运行最大值变大时 acc 没有重新缩放"),
     Mistake("l not rescaled when the running max grows", "rescale",
-            lambda q, k, v, meta, causal=False: _online(q, k, v, causal, meta, True, False)),
+            lambda q, k, v, meta, causal=False: _online(q, k, v, causal, meta, True, False),
+            name_zh="运行最大值变大时 l 没有重新缩放"),
     Mistake("neither acc nor l rescaled", "rescale",
-            lambda q, k, v, meta, causal=False: _online(q, k, v, causal, meta, False, False)),
+            lambda q, k, v, meta, causal=False: _online(q, k, v, causal, meta, False, False),
+            name_zh="acc 和 l 都没有重新缩放"),
 )
 
 SPECS += [
@@ -1038,11 +1056,13 @@ SPECS += [
             op_inputs=2,
             op_reference=_add_relu,
             grad=True,
-            grad_mistakes=(Mistake("gradient with the wrong sign", "autograd", _add_relu_grads_wrong_sign),
+            grad_mistakes=(Mistake("gradient with the wrong sign", "autograd", _add_relu_grads_wrong_sign,
+                                   name_zh="梯度的符号反了"),
                            Mistake("gradient without the relu's mask (x + y > 0)", "autograd",
-                                   _add_relu_grads_no_mask),
+                                   _add_relu_grads_no_mask, name_zh="梯度没有乘 relu 的 mask（x + y > 0）"),
                            Mistake("gradient 1 where x + y == 0 exactly (torch.relu's gradient is 0 there: mask "
-                                   "x + y > 0, not >= 0)", "autograd", _add_relu_grads_at_zero)),
+                                   "x + y > 0, not >= 0)", "autograd", _add_relu_grads_at_zero,
+                                   name_zh="x + y 恰好等于 0 处梯度为 1（torch.relu 在那里的梯度是 0：mask 应为 x + y > 0，而不是 >= 0）")),
             inductor_kernel=True,
             source_lines=(("registration", r"drill::add_relu|^def add_relu"), ("fake", r"custom_op|register_fake"),
                           ("fake", r"^def add_relu"), ("wrap", r"\]\(x, y, out|\[grid\]|\[\("),

@@ -120,13 +120,15 @@ def _no_eps(x, weight, bias, meta=None, eps=LN_EPS):
 
 
 LAYERNORM_MISTAKES = (
-    Mistake("mean and variance divided by the block size, not by N", "reduction", _mean_over_block),
-    Mistake("the mean divided by the block size, not by N", "reduction", _mean_over_block_var_n),
+    Mistake("mean and variance divided by the block size, not by N", "reduction", _mean_over_block,
+            name_zh="均值和方差除以的是块大小，而不是 N"),
+    Mistake("the mean divided by the block size, not by N", "reduction", _mean_over_block_var_n,
+            name_zh="均值除以的是块大小，而不是 N"),
     Mistake("the variance divided by N - 1 (torch.var's unbiased default); LayerNorm divides by N", "variance",
-            _unbiased),
+            _unbiased, name_zh="方差除以的是 N - 1（torch.var 默认的无偏估计）；LayerNorm 除以 N"),
     Mistake("eps added after the square root: 1 / (sqrt(var) + eps); LayerNorm uses 1 / sqrt(var + eps)",
-            "variance", _eps_outside),
-    Mistake("no eps in 1 / sqrt(var + eps)", "variance", _no_eps),
+            "variance", _eps_outside, name_zh="eps 加在了开方之后：1 / (sqrt(var) + eps)；LayerNorm 用的是 1 / sqrt(var + eps)"),
+    Mistake("no eps in 1 / sqrt(var + eps)", "variance", _no_eps, name_zh="1 / sqrt(var + eps) 里没有 eps"),
 )
 
 
@@ -229,23 +231,25 @@ def _dw_with_weight(x, weight, bias, dy=None, launches=(), eps=LN_EPS):
 
 LAYERNORM_GRAD_MISTAKES = (
     GradMistake("dx without the mean(dy * w) term: the mean's own gradient is forgotten", "dx", "x.grad",
-                _dx_no_mean_term),
+                _dx_no_mean_term, name_zh="dx 少了 mean(dy * w) 这一项：忘了均值本身的梯度"),
     GradMistake("dx without the xhat * mean(xhat * dy * w) term: rstd's gradient is forgotten", "dx", "x.grad",
-                _dx_no_xhat_term),
-    GradMistake("dx = rstd * w * dy: mean and rstd treated as constants", "dx", "x.grad", _dx_constant_stats),
-    GradMistake("dx without the weight: dy is used where dy * w belongs", "dx", "x.grad", _dx_no_weight),
+                _dx_no_xhat_term, name_zh="dx 少了 xhat * mean(xhat * dy * w) 这一项：忘了 rstd 的梯度"),
+    GradMistake("dx = rstd * w * dy: mean and rstd treated as constants", "dx", "x.grad", _dx_constant_stats,
+                name_zh="dx = rstd * w * dy：把均值和 rstd 当成了常数"),
+    GradMistake("dx without the weight: dy is used where dy * w belongs", "dx", "x.grad", _dx_no_weight,
+                name_zh="dx 没有乘 weight：该用 dy * w 的地方用了 dy"),
     GradMistake("weight.grad = sum(dy * x): x is not normalised (dW sums dy * xhat)", "dwdb", "weight.grad",
-                _dw_from_x),
+                _dw_from_x, name_zh="weight.grad = sum(dy * x)：x 没有归一化（dW 应累加 dy * xhat）"),
     GradMistake("weight.grad = sum(dy * xhat * w): the weight does not belong in its own gradient", "dwdb",
-                "weight.grad", _dw_with_weight),
+                "weight.grad", _dw_with_weight, name_zh="weight.grad = sum(dy * xhat * w)：weight 不应出现在它自己的梯度里"),
     GradMistake("weight.grad summed over one program's rows only: the partial sums were never all added up", "dwdb",
-                "weight.grad", _one_programs_rows(_dw_terms)),
+                "weight.grad", _one_programs_rows(_dw_terms), name_zh="weight.grad 只累加了一个 program 负责的行：各部分和从没有全部加起来"),
     GradMistake("weight.grad: each row's dy * xhat overwrote its partial row instead of adding to it", "dwdb",
-                "weight.grad", _last_writer(_dw_terms)),
+                "weight.grad", _last_writer(_dw_terms), name_zh="weight.grad：每一行的 dy * xhat 覆盖了它的部分和行，而不是加上去"),
     GradMistake("bias.grad: each row's dy overwrote its partial row instead of adding to it", "dwdb",
-                "bias.grad", _last_writer(_db_terms)),
+                "bias.grad", _last_writer(_db_terms), name_zh="bias.grad：每一行的 dy 覆盖了它的部分和行，而不是加上去"),
     GradMistake("bias.grad summed over one program's rows only: the partial sums were never all added up", "dwdb",
-                "bias.grad", _one_programs_rows(_db_terms)),
+                "bias.grad", _one_programs_rows(_db_terms), name_zh="bias.grad 只累加了一个 program 负责的行：各部分和从没有全部加起来"),
 )
 
 

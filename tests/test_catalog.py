@@ -193,3 +193,52 @@ def test_help_in_chinese_has_no_english_sentence_of_drills_own(name, monkeypatch
             assert help_text(name, "en", key) not in out, (name, key)
     for sentence in ("Show this message and exit", "Language: en or zh", "Options:", "Usage:"):
         assert sentence not in out, (name, sentence)
+
+
+def _named_mistakes():
+    """Every Mistake and GradMistake any drill's spec carries (forward, gradient, probes' nested specs)."""
+    import dataclasses
+
+    import drills
+    from grader.core.spec import GradMistake, Mistake
+
+    seen, found = set(), []
+
+    def walk(obj, drill):
+        if id(obj) in seen:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, (Mistake, GradMistake)):
+            found.append((drill, obj))
+        elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            for f in dataclasses.fields(obj):
+                walk(getattr(obj, f.name), drill)
+        elif isinstance(obj, (list, tuple)):
+            for x in obj:
+                walk(x, drill)
+    for spec in drills.SPECS:
+        walk(spec, spec.name)
+    return found
+
+
+def test_every_named_mistake_has_its_chinese_name():
+    """A report in Chinese names the learner's mistake in Chinese: every known mistake of every drill carries name_zh."""
+    found = _named_mistakes()
+    assert len(found) > 80  # the walk reaches the drills' mistakes (83 forward, the gradients' beside them)
+    missing = [(drill, m.name) for drill, m in found if not any("\u4e00" <= ch <= "\u9fff" for ch in m.name_zh)]
+    assert not missing, missing
+
+
+def test_a_matched_mistake_is_named_in_the_learners_language():
+    import drills
+    from grader.reporting.report import explain
+    from grader.run.runner import Verdict
+
+    m = drills.get_spec("attention").mistakes[1]  # no 1/sqrt(D) scale
+    v = Verdict(drill="attention", file="x.py", device="cpu", passed=False, diagnosis="scale",
+                detail={"wrong": 10, "numel": 100, "mistake": {"name": m.name, "category": m.category,
+                                                               "name_zh": m.name_zh}})
+    what_en, _ = explain(v, "en")
+    what_zh, _ = explain(v, "zh")
+    assert m.name in what_en
+    assert m.name_zh in what_zh and m.name not in what_zh

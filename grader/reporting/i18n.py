@@ -28,6 +28,12 @@ def pick(text, lang: str) -> str:
     return text or ""
 
 
+def mistake_name(mistake: dict, lang: str) -> str:
+    """A known mistake's name in the learner's language (the spec's name_zh), English when a drill lacks it; "" for
+    no mistake."""
+    return (mistake.get("name_zh") if lang == "zh" else None) or mistake.get("name") or ""
+
+
 M = catalog.table("messages")          # one line of the report each: t(key, lang, **fields)
 DIAGNOSES = catalog.table("diagnoses")  # per diagnosis key: what is wrong, and the fix
 CHECKS = catalog.table("checks")        # check names: the JSON keeps the English name

@@ -12,7 +12,7 @@ from drills import get_spec
 from grader.core import catalog
 from grader.families import registry
 from grader.reporting import learner_output
-from grader.reporting.i18n import DIAGNOSES, check_detail, check_name, pick, row_detail, t
+from grader.reporting.i18n import DIAGNOSES, check_detail, check_name, mistake_name, pick, row_detail, t
 from grader.judge.diagnose import mask_axis, swapped_axis
 from grader.reporting.texts import checkpoints_for, drill_texts
 
@@ -51,7 +51,7 @@ def explain(v, lang: str) -> tuple[str, str]:
     mistake = d.get("mistake") or {}
     if mistake.get("fix"):  # a known mistake that carries the drill's own fix
         kw.update(wrong=d.get("wrong"), numel=d.get("numel"),
-                  mistake=(mistake.get("name_zh") if lang == "zh" else None) or mistake.get("name"))
+                  mistake=mistake_name(mistake, lang))
         where = mistake.get("footprint")
         if where:  # told by where the stores went, not by the values
             out, never, twice = where["outside"], where["unwritten"], where["twice"]
@@ -205,7 +205,7 @@ def explain(v, lang: str) -> tuple[str, str]:
             kw["labels"] = "; ".join(d.get("labels") or []) or "-"
     elif cat in ("unwritten", "wrong-values", "strides", "k-loop", "epilogue", "scale", "causal", "rescale"):
         kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"), probe=d.get("probe"),
-                  mistake=(d.get("mistake") or {}).get("name") or phrase("a_known_mistake", lang),
+                  mistake=mistake_name(d.get("mistake") or {}, lang) or phrase("a_known_mistake", lang),
                   configs=d.get("configs"))
         if d.get("tuning"):  # right with each config pinned, wrong once the autotuner's benchmark runs happened
             key = "wrong-values-tuning"
@@ -229,7 +229,7 @@ def explain(v, lang: str) -> tuple[str, str]:
     what = next((DIAGNOSES[k]["what"] for k in keys if "what" in DIAGNOSES.get(k, {})), cat)
     if d.get("mistake") and "{mistake}" not in pick(what, "en"):  # the category's text does not say what matched
         what = DIAGNOSES["mistake"]["what"]
-        kw["mistake"] = d["mistake"].get("name")
+        kw["mistake"] = mistake_name(d["mistake"], lang)
     fix = next((own[k] if k in own else DIAGNOSES[k]["fix"] for k in keys
                 if k in own or "fix" in DIAGNOSES.get(k, {})), "")
     return _fmt(pick(what, lang), **kw), _fmt(pick(fix, lang), **kw)

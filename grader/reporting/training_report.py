@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from grader.core import catalog
-from grader.reporting.i18n import DIAGNOSES as COMMON, pick
+from grader.reporting.i18n import DIAGNOSES as COMMON, mistake_name, pick
 
 DIAGNOSES = catalog.table("training_diagnoses")
 M = catalog.table("training_messages")
@@ -13,10 +13,9 @@ M = catalog.table("training_messages")
 OWN = ("autograd", "variance", "cancellation", "dx", "dwdb", "race", "memory", "grad-scale", "gradient", "ignore-index")
 
 
-def mistake_name(mistake: dict, lang: str) -> str:
-    """The known mistake a gradient matches, by its name in the learner's language (a spec's name_zh)."""
-    return (mistake.get("name_zh") if lang == "zh" else None) or mistake.get("name") or \
-        catalog.text("training_messages.a_known_mistake", lang)
+def _gradient_mistake(mistake: dict, lang: str) -> str:
+    """The known mistake a gradient matches, by its name in the learner's language."""
+    return mistake_name(mistake, lang) or catalog.text("training_messages.a_known_mistake", lang)
 
 
 def what_and_fix(v, spec, lang: str, fmt) -> tuple[str, str] | None:
@@ -30,7 +29,7 @@ def what_and_fix(v, spec, lang: str, fmt) -> tuple[str, str] | None:
     if cat == "ignore-index" and not grad_of:  # the loss itself: the mistake's own fix (grader/reporting/report.py)
         return None
     kw = {"entry": spec.entry, "grad_of": grad_of or "y", "wrong": d.get("wrong"), "numel": d.get("numel"),
-          "probe": d.get("probe"), "mistake": mistake_name(d.get("mistake") or {}, lang)}
+          "probe": d.get("probe"), "mistake": _gradient_mistake(d.get("mistake") or {}, lang)}
     key, fix_key = cat, cat
     if cat == "autograd":
         key = fix_key = f"autograd-{d.get('autograd', 'no-graph')}"
