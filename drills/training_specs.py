@@ -284,13 +284,13 @@ LAYERNORM = DrillSpec(
     value_category="wrong-values",
     probes=(Probe("float16", _ln_inputs("float16"), ((13, 781),)),
             Probe("large mean, small variance", _ln_inputs("float32", shift=1000.0, scale=1.0), ((3, 3000),),
-                  "cancellation"),
+                  "cancellation", name_zh="均值大、方差小"),
             # More rows than Triton tutorial 05's partial rows of dW/dB (GROUP_SIZE_M = 128 for 1024 < N <= 4096),
             # and than the reference's backward programs: rows meet in one partial row or one program, so a lock (or
             # its race, or a store that overwrites instead of adding) is exercised. N = 1100 rather than 260 rows at
             # N = 17 (tutorial 05's 256 partial rows there): half the programs, the interpreter's cost, for the same
             # meeting rows. The costliest call: last.
-            Probe("130 rows", _ln_inputs("float32"), ((130, 1100),))),
+            Probe("130 rows", _ln_inputs("float32"), ((130, 1100),), name_zh="130 行")),
     mistakes=LAYERNORM_MISTAKES,
     input_categories={},
     eager=_layernorm_eager,

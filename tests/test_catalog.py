@@ -242,3 +242,29 @@ def test_a_matched_mistake_is_named_in_the_learners_language():
     what_zh, _ = explain(v, "zh")
     assert m.name in what_en
     assert m.name_zh in what_zh and m.name not in what_zh
+
+
+def test_a_probe_named_in_words_is_labelled_in_chinese_and_code_stays_code():
+    import drills
+    from grader.reporting.report import probe_name, sizes_row
+
+    spec = drills.get_spec("attention")
+    cases = [{"size": (1, 2, 100, 64), "probe": "large scores", "device": "cpu", "failed": False},
+             {"size": (2, 2, 17, 32), "probe": "q, k, v = x.transpose(1, 2)", "device": "cpu", "failed": False}]
+    zh, en = sizes_row(cases, spec, "zh").plain, sizes_row(cases, spec, "en").plain
+    assert "1x2x100x64(分数很大)" in zh and "large scores" not in zh
+    assert "(q, k, v = x.transpose(1, 2))" in zh  # code is the same in both languages
+    assert "1x2x100x64(large scores)" in en
+    assert probe_name(None, "x30", "zh") == "x30"  # no spec: the name as given
+
+
+def test_every_probe_named_in_words_has_its_chinese_label():
+    """A probe whose name is words (not code such as `b = w.t()`, `padding=1`, `x30`) carries name_zh."""
+    import re
+
+    import drills
+
+    for spec in drills.SPECS:
+        for p in getattr(spec, "probes", None) or ():
+            code_like = re.search(r"[=_().]|^x\d+$|^(float16|bfloat16|causal)$", p.name)
+            assert code_like or p.name_zh, (spec.name, p.name)

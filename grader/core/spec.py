@@ -27,6 +27,7 @@ class Probe:
     sizes: Sequence
     category: str | None = None     # a values failure here means this; None: the drill's value_category
     kwargs: dict = field(default_factory=dict)  # extra arguments for the entry point (e.g. causal=True)
+    name_zh: str = ""               # the size row's label in Chinese where `name` is words, not code
 
 
 @dataclass(frozen=True)

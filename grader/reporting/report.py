@@ -155,7 +155,7 @@ def explain(v, lang: str) -> tuple[str, str]:
         viol = d["violation"]
         key = f"{cat}-oob"
         kw.update(tensor=viol["tensor"], lanes=viol["lanes"], first=viol["first_elem"], numel=viol["numel"],
-                  program=viol["program"], kind=f"tl.{viol['kind']}", probe=d.get("probe"))
+                  program=viol["program"], kind=f"tl.{viol['kind']}", probe=probe_name(spec, d.get("probe"), lang))
     elif d.get("violation"):  # an out-of-bounds address that is not a tail overrun: index arithmetic
         viol = d["violation"]
         key = "oob-index"
@@ -204,7 +204,7 @@ def explain(v, lang: str) -> tuple[str, str]:
             kw["problem"] = pick(DIAGNOSES["autotune-problem"].get(d.get("problem"), d.get("problem")), lang)
             kw["labels"] = "; ".join(d.get("labels") or []) or "-"
     elif cat in ("unwritten", "wrong-values", "strides", "k-loop", "epilogue", "scale", "causal", "rescale"):
-        kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"), probe=d.get("probe"),
+        kw.update(unwritten=d.get("unwritten"), numel=d.get("numel"), wrong=d.get("wrong"), probe=probe_name(spec, d.get("probe"), lang),
                   mistake=mistake_name(d.get("mistake") or {}, lang) or phrase("a_known_mistake", lang),
                   configs=d.get("configs"))
         if d.get("tuning"):  # right with each config pinned, wrong once the autotuner's benchmark runs happened
@@ -213,7 +213,7 @@ def explain(v, lang: str) -> tuple[str, str]:
             key = "causal-plain"
         elif cat == "strides" and d.get("layout_only"):  # right on a layout probe only: that layout is assumed
             key = "strides-layout-only"
-            kw["probe"] = d["layout_only"]
+            kw["probe"] = probe_name(spec, d["layout_only"], lang)
         elif cat == "strides" and d.get("mistake"):  # the output is what a named stride mistake computes
             key = "strides-mistake"
         elif cat == "wrong-values" and close_to_reference(d):
@@ -413,11 +413,29 @@ def tile_map(tiles: dict, numel: int, lang: str, title: str | None = None) -> Te
     return out
 
 
-def sizes_row(cases: list[dict]) -> Text:
+def _spec_or_none(drill):
+    """The drill's spec, or None for a verdict of no known drill (an internal error, a file drill cannot place)."""
+    try:
+        return get_spec(drill)
+    except KeyError:  # a label in English is the fallback, never a failed report
+        return None
+
+
+def probe_name(spec, name, lang: str):
+    """A probe's label in the learner's language: its name_zh under zh where the spec gives one."""
+    if lang == "zh" and name:
+        for p in getattr(spec, "probes", None) or ():
+            if p.name == name and p.name_zh:
+                return p.name_zh
+    return name
+
+
+def sizes_row(cases: list[dict], spec=None, lang: str = "en") -> Text:
     out = Text("  ")
     for c in cases:
         size = c["size"] if isinstance(c["size"], int) else "x".join(map(str, c["size"]))
-        label = f"{size}" + (f"({c['probe']})" if c.get("probe") else "") + (
+        probe = probe_name(spec, c.get("probe"), lang)
+        label = f"{size}" + (f"({probe})" if probe else "") + (
             f"[{c['config']}]" if c.get("config") else "") + (
             "@cuda" if c["device"] == "cuda" else "")
         if c["failed"]:
@@ -428,12 +446,13 @@ def sizes_row(cases: list[dict]) -> Text:
     return out
 
 
-def skipped_line(skipped: list[dict], lang: str) -> Text:
+def skipped_line(skipped: list[dict], lang: str, spec=None) -> Text:
     """Calls left out to stay within the interpreter's time budget: which sizes, and why."""
     sizes = []
     for c in skipped:
         label = c["size"] if isinstance(c["size"], int) else "x".join(map(str, c["size"]))
-        label = f"{label}" + (f"({c['probe']})" if c.get("probe") else "")
+        probe = probe_name(spec, c.get("probe"), lang)
+        label = f"{label}" + (f"({probe})" if probe else "")
         if label not in sizes:
             sizes.append(label)
     worst = max(c["skipped"]["estimate_s"] for c in skipped)
@@ -475,9 +494,9 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
     focus = v.focus or {}
     if v.cases:
         parts.append(Text(t("sizes", lang) + ":", style="bold"))
-        parts.append(sizes_row(v.cases))
+        parts.append(sizes_row(v.cases, _spec_or_none(v.drill), lang))
     if v.skipped:
-        parts.append(skipped_line(v.skipped, lang))
+        parts.append(skipped_line(v.skipped, lang, _spec_or_none(v.drill)))
     if getattr(v, "unchecked", None) and v.diagnosis != "not-checked":  # CPU limitation: graded on the rest
         parts.append(Text("  " + t("unchecked", lang, n=len(v.unchecked), reason=check_detail(v.unchecked[0]["unchecked"]["reason"], lang)),
                           style="yellow"))
