@@ -119,6 +119,33 @@ def test_speed_gate_table_shows_percent_of_peak_never_above_100():
     assert "4800 GB/s" in text and "3469 GB/s" in text
 
 
+def test_a_graphed_gate_says_so_names_the_row_in_chinese_and_states_no_unknown_prediction():
+    """The title names the method the rows were timed by; the candidate's row is the learner's entry in their
+    language; with no byte model the line predicts nothing (it once said "the byte model predicts ?x")."""
+    from grader.reporting.fusion_report import render_parts
+    from grader.run.runner import Verdict
+    rows = [{"label": "your `layernorm`", "role": "candidate", "ms": 0.0983, "gbps": 3414.0, "pct_peak": 71.1},
+            {"label": "eager PyTorch", "role": "eager", "ms": 0.1991, "gbps": 1686.0, "pct_peak": 35.1}]
+    v = Verdict(drill="layernorm", file="f.py", device="cuda", passed=True, diagnosis=None)
+    v.timing = {"n": 4096 * 8192, "at": "4096x8192", "rounds": 5, "rows": rows, "byte_model": {},
+                "speedup": 2.03, "speedup_min": 1.5, "fused_bytes": 335675392, "copy_gbps": 3931.0,
+                "copy_cached": False, "peak_gbps": 4800.0, "graphed": True}
+
+    def shown(lang):
+        buf = io.StringIO()
+        con = Console(file=buf, width=120, no_color=True)
+        for part in render_parts(v, get_spec("layernorm"), lang):
+            con.print(part)
+        return buf.getvalue()
+    en, zh = shown("en"), shown("zh")
+    assert "CUDA-graph replay" in en and "do_bench" not in en.split("\n")[0]
+    assert "CUDA graph 重放" in zh and "do_bench" not in zh
+    assert "your `layernorm`" in en and "你的 `layernorm`" in zh and "your `" not in zh
+    assert "?" not in en and "?" not in zh and "predicts" not in en
+    v.timing = dict(v.timing, graphed=False, byte_model={"fused": 3, "eager": 5})
+    assert "do_bench" in shown("en") and "predicts 1.67x" in shown("en")
+
+
 def test_the_sweeps_data_flow_on_cpu_with_fake_timings(monkeypatch):
     """The child's _sweep_sizes and _dynamic_sweep, on CPU: torch.compile and do_bench faked (no GPU here)."""
     import torch

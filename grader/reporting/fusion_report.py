@@ -110,7 +110,9 @@ def render_parts(v, spec, lang: str) -> list:
     timing = v.timing or {}
     rows = timing.get("rows")
     if rows:
-        parts.append(Text(t("speed_title", lang, at=timing.get("at") or f"n={timing['n']:,}", rounds=timing["rounds"]), style="bold"))
+        title = "speed_title_graphed" if timing.get("graphed") else "speed_title"  # the method the rows were timed by
+        parts.append(Text(t(title, lang, at=timing.get("at") or f"n={timing['n']:,}", rounds=timing["rounds"]),
+                          style="bold"))
         table = Table(box=None, padding=(0, 1))
         compute = bool(timing.get("flops"))  # compute-bound (spec.flops): TFLOPS against the tensor-core peak
         for i, col in enumerate(t("speed_cols_flops" if compute else "speed_cols", lang)):
@@ -118,13 +120,14 @@ def render_parts(v, spec, lang: str) -> list:
         cand_ms = rows[0]["ms"]
         for r in rows:
             rate = f"{r['tflops']:.0f}" if compute else f"{r['gbps']:.0f}"
-            table.add_row(r["label"], f"{r['ms'] * 1e3:.1f}", rate, format_pct(r.get("pct_peak")),
+            label = t("speed_row_yours", lang, entry=spec.entry) if r["role"] == "candidate" else r["label"]
+            table.add_row(label, f"{r['ms'] * 1e3:.1f}", rate, format_pct(r.get("pct_peak")),
                           f"{r['ms'] / cand_ms:.2f}x", style="bold" if r["role"] == "candidate" else None)
         parts.append(table)
         model = timing.get("byte_model") or {}
         ratio = f"{model['eager'] / model['fused']:.2f}" if model.get("fused") and model.get("eager") else "?"
         line = "speedup_line_bar" if timing.get("bar") else \
-            "speedup_line_flops" if compute and ratio == "?" else "speedup_line"
+            "speedup_line_no_model" if ratio == "?" else "speedup_line"  # no byte model: no prediction to state
         parts.append(Text("  " + t(line, lang, speedup=f"{timing['speedup']:.2f}", need=timing.get("speedup_min"),
                                    model=ratio, bar=timing.get("bar"))))
         if compute:

@@ -399,7 +399,8 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda", 
     return {"n": n, "size": size, "at": at, "rounds": ROUNDS, "rows": table, "byte_model": model,
             "fused_bytes": fused_bytes, "copy_gbps": bw / 1e9 if bw else None, "copy_cached": bw_cached,
             "peak_gbps": peak, "wrong": wrong, "out_numel": out_numel, "small": small_part, "flops": flops,
-            "peak_tflops": peak_flops, "impossible_factor": IMPOSSIBLE, "method": method, **verdict}
+            "peak_tflops": peak_flops, "impossible_factor": IMPOSSIBLE, "method": method,
+            "graphed": bench is bench_graphed_ms, **verdict}
 
 
 def _small_times(spec, entry, kwargs, device, say) -> dict:
