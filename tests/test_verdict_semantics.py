@@ -224,3 +224,26 @@ def test_a_held_fix_points_at_a_line_only_when_one_is_shown():
 
     assert "the line above" not in shown(None)
     assert "the line above" in shown(2)
+
+
+def test_a_large_output_is_compared_only_with_the_mistakes_already_matched():
+    """At CUDA-only sizes (outputs over MISTAKE_MAX_NUMEL) the child compares a wrong output with the known mistakes
+    this submission matched at smaller sizes, not with every model (each a float64 computation): on the H200,
+    attention without 1/sqrt(D) was named at every size but the two CUDA-only ones, which read `wrong-values` and
+    `also seen: wrong-values`. Here: the filter that call uses."""
+    import torch
+
+    import drills
+    from grader.run.child import CallRunner
+
+    spec = drills.get_spec("attention")
+    runner = CallRunner(spec, lambda q, k, v: None, "cpu", None, None, None)
+    inputs = spec.make_inputs((1, 2, 100, 64), torch.Generator().manual_seed(0))
+    as64 = [t.double() for t in inputs]
+    ref = spec.reference(*as64)
+    unscaled = next(m for m in spec.mistakes if m.name == "no 1/sqrt(D) scale")
+    out = unscaled.reference(*as64, meta={}).to(torch.float16)
+    assert runner.which_mistake(out, inputs, ref, [], None)["name"] == unscaled.name
+    assert runner.which_mistake(out, inputs, ref, [], None, only=[unscaled.name])["name"] == unscaled.name
+    assert runner.which_mistake(out, inputs, ref, [], None, only=["1/D instead of 1/sqrt(D)"]) is None
+    assert runner.which_mistake(out, inputs, ref, [], None, only=[]) is None

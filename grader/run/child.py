@@ -344,6 +344,7 @@ class CallRunner:
         self.spec, self.entry, self.device, self.budget = spec, entry, device, budget
         self.learner_file, self.lanes, self.recorder = learner_file, lanes, recorder
         self.keep_inputs, self.cache = keep_inputs, {}
+        self.matched_mistakes: list = []  # names of the known mistakes this submission's calls matched so far
         from grader.families import registry
         self.extensions = registry.hooks(spec, "call_extension")  # per call: a family's backward, run and judged
         self.call_evidence = registry.hooks(spec, "call_evidence")  # an interpreted call's extra evidence
@@ -403,8 +404,9 @@ class CallRunner:
         """The entry point's extra arguments: the drill's, and a probe's own (e.g. causal=True)."""
         return {**self.spec.kwargs, **(probe.kwargs if probe is not None else {})}
 
-    def which_mistake(self, out, inputs, ref, launches, probe) -> dict | None:
-        """The first of the drill's known mistakes whose output the learner's matches (values failures only)."""
+    def which_mistake(self, out, inputs, ref, launches, probe, only=None) -> dict | None:
+        """The first of the drill's known mistakes whose output the learner's matches (values failures only); with
+        `only`, just the mistakes of those names."""
         import torch
 
         from grader.judge.evaluate import matches
@@ -415,6 +417,8 @@ class CallRunner:
         tolerance = self.spec.tolerance_for(str(out.dtype).replace("torch.", ""))
         for m in self.spec.mistakes:
             if m.reference is None:  # told by its store footprint only (which_footprint)
+                continue
+            if only is not None and m.name not in only:
                 continue
             try:
                 wrong = m.reference(*as64, meta=meta, **self.kwargs(probe))
@@ -541,9 +545,16 @@ class CallRunner:
                                   lanes.issued if lanes else None))
         ev["guard_hits"] = guard_evidence(memory)
         ev["inputs_mutated"] = mutated_inputs(guarded, clones, names)
-        # Known mistakes are recognised at interpreter sizes: their float64 models would cost seconds at CUDA's.
-        if ev.get("wrong") and spec.mistakes and not ev.get("unwritten") and ref.numel() <= MISTAKE_MAX_NUMEL:
-            ev["mistake"] = self.which_mistake(out, inputs, ref, recorder.launches, probe)
+        # Known mistakes are recognised at interpreter sizes: every model of the drill's would cost seconds at
+        # CUDA's. A larger output is compared with the models this submission already matched at smaller sizes
+        # (one float64 model, not all), so a mistake named at 17 keys is not "also wrong-values" at 1000.
+        if ev.get("wrong") and spec.mistakes and not ev.get("unwritten"):
+            small = ref.numel() <= MISTAKE_MAX_NUMEL
+            if small or self.matched_mistakes:
+                ev["mistake"] = self.which_mistake(out, inputs, ref, recorder.launches, probe,
+                                                   only=None if small else self.matched_mistakes)
+            if ev.get("mistake") and ev["mistake"]["name"] not in self.matched_mistakes:
+                self.matched_mistakes.append(ev["mistake"]["name"])
         if lanes and not ev.get("mistake") and (ev.get("wrong") or ev.get("unwritten")) \
                 and any(m.footprint for m in spec.mistakes) and ref.numel() <= MISTAKE_MAX_NUMEL:
             ev["mistake"] = self.which_footprint(out, inputs, memory, recorder.launches, probe)
