@@ -218,6 +218,57 @@ def _rmsnorm_ref(x, weight, eps=1e-6):
     return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).rsqrt() * weight
 
 
+def _rms_block(meta):
+    from grader.core.meta import block_of
+    return block_of(meta or {})
+
+
+def _rms_over_block(x, weight, meta=None, eps=1e-6):
+    """The sum of squares divided by the block size, not by N (masked lanes add 0; the divisor is wrong)."""
+    block = _rms_block(meta)
+    if not block or block == x.shape[-1]:
+        return None
+    return x * (x.pow(2).sum(dim=-1, keepdim=True) / block + eps).rsqrt() * weight
+
+
+def _rms_one_plus_weight(x, weight, meta=None, eps=1e-6):
+    """Gemma's RMSNorm scales by (1 + w); this drill's (LLaMA's, F.rms_norm's) by w."""
+    return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).rsqrt() * (1 + weight)
+
+
+def _rms_no_weight(x, weight, meta=None, eps=1e-6):
+    return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).rsqrt()
+
+
+def _rms_times_rms(x, weight, meta=None, eps=1e-6):
+    """Multiplied by the RMS (sqrt) where 1 / RMS (rsqrt) belongs."""
+    return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).sqrt() * weight
+
+
+RMSNORM_MISTAKES = (
+    Mistake("the mean of squares divided by the block size, not by N", "reduction", _rms_over_block,
+            name_zh="平方和除以的是块大小，而不是 N",
+            fix={"en": "Masked lanes add 0 to tl.sum(x * x), so the sum is right; divide it by N, the row's real "
+                       "length: BLOCK is a power of two >= N and equals it only when N is one.",
+                 "zh": "被 mask 的 lane 对 tl.sum(x * x) 贡献 0，和是对的；要除以行的真实长度 N："
+                       "BLOCK 是不小于 N 的 2 的幂，只有 N 本身是 2 的幂时才相等。"}),
+    Mistake("the weight applied as (1 + w) (Gemma's RMSNorm), not w", "wrong-values", _rms_one_plus_weight,
+            name_zh="weight 用成了 (1 + w)（Gemma 的 RMSNorm），而不是 w",
+            fix={"en": "This drill's RMSNorm is LLaMA's and F.rms_norm's: y = x * rstd * w. Gemma stores w - 1 and "
+                       "scales by (1 + w); drop the + 1 here.",
+                 "zh": "这个练习的 RMSNorm 是 LLaMA / F.rms_norm 的：y = x * rstd * w。Gemma 存的是 w - 1，"
+                       "所以乘 (1 + w)；这里去掉 + 1。"}),
+    Mistake("the weight never applied (y = x * rstd)", "wrong-values", _rms_no_weight,
+            name_zh="没有乘 weight（y = x * rstd）",
+            fix={"en": "Load weight at the row's column offsets (the same mask) and multiply: y = x * rstd * w.",
+                 "zh": "按本行的列偏移（同一个 mask）load weight 再相乘：y = x * rstd * w。"}),
+    Mistake("multiplied by the RMS, sqrt(mean(x^2) + eps), where its inverse belongs", "wrong-values",
+            _rms_times_rms, name_zh="乘的是 RMS，即 sqrt(mean(x^2) + eps)，应乘它的倒数",
+            fix={"en": "rstd = 1 / tl.sqrt(mean_sq + eps) (or tl.rsqrt(mean_sq + eps)); y = x * rstd * w.",
+                 "zh": "rstd = 1 / tl.sqrt(mean_sq + eps)（或 tl.rsqrt(mean_sq + eps)）；y = x * rstd * w。"}),
+)
+
+
 def _rmsnorm_eager(x, weight, eps=1e-6):
     """The naive op chain (pow, mean, add, rsqrt, mul, mul)."""
     return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).rsqrt() * weight
@@ -328,6 +379,7 @@ SPECS += [
         family="reduction",
         value_category="reduction",
         masked_other=(0.0, "other"),  # masked lanes must add nothing to the sum of squares
+        mistakes=RMSNORM_MISTAKES,
         dims={"x": ("M", "N"), "weight": ("N",), "out": ("M", "N")},
         probes=(Probe("bfloat16", _rms_inputs("bfloat16"), ((13, 781), (8, 1024))),),
         eager=_rmsnorm_eager,
