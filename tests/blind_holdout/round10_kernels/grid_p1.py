@@ -1,0 +1,29 @@
+# drill: grid
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr,  # pointer to the first input vector
+               y_ptr,  # pointer to the second input vector
+               out_ptr,  # pointer to the output vector
+               n_elements,  # number of elements in each vector
+               BLOCK_SIZE: tl.constexpr,  # elements handled by one program (a power of two)
+               ):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n_elements = out.numel()
+    BLOCK_SIZE = 1024
+    num_blocks = n_elements // BLOCK_SIZE  # one program per block
+    grid = (num_blocks,)
+    add_kernel[grid](x, y, out, n_elements, BLOCK_SIZE=BLOCK_SIZE)
+    return out
