@@ -169,10 +169,15 @@ def _eo(bm, bn, bk, sk=1, warps=4, stages=3, mode=1, asplit=1, swap=0, gm=1, unr
 
 
 REF = dict(kind="file", path="solutions/quant_matmul.py")
+# the candidate references, complete files (their wrappers' own tiles): even/odd dots with the reference's
+# arithmetic, and the same with the nibble -> float16 by bits
+EO_FILES = [dict(kind="file", path="benchmarks/candidates/quant_matmul_eo.py"),
+            dict(kind="file", path="benchmarks/candidates/quant_matmul_eo_magic.py")]
 # Round 4 (`--set 4`, quant2): benchmarks/quant_sass.py counted the K loop's SASS per weight (triton 3.6, sm_90):
 # the reference 9.0 instructions a weight (6.2 integer, 1 I2F), int pipe alone 25 us for the 8192 x 8192 weight;
 # kind eo with a split by tl.split 5.9-6.6 (3.4-3.8 integer). Which of them turns fewer instructions into time?
-B4_SMALL = [REF, _r(16, 64, 128, 4, a16=1, magic=1)]             # the shipped reference; batch 3's fastest at M = 16
+# the shipped reference, the candidate files, batch 3's fastest at M = 16
+B4_SMALL = [REF, *EO_FILES, _r(16, 64, 128, 4, a16=1, magic=1)]
 for _mode in (1, 2, 0):
     B4_SMALL += [_eo(16, 64, 128, 4, mode=_mode), _eo(16, 64, 128, 8, mode=_mode), _eo(16, 64, 128, 2, mode=_mode),
                  _eo(16, 32, 128, 4, mode=_mode), _eo(16, 32, 128, 8, mode=_mode), _eo(16, 128, 128, 4, mode=_mode),
@@ -184,7 +189,7 @@ B4_SMALL += [_eo(16, 64, 128, 4, asplit=0), _eo(16, 64, 128, 4, swap=1), _eo(16,
              _eo(16, 64, 128, 4, unroll=2), _eo(16, 64, 128, 8, unroll=2), _eo(16, 64, 128, 4, mode=2, unroll=2),
              _eo(16, 32, 128, 8, 2, 4), _eo(16, 64, 128, 8, 4, 4), _eo(16, 64, 128, 8, 8)]
 B4_GEMV = [_gv(128, 64, 16, a16=0), _gv(128, 64, 8)]              # batch 3's fastest at M = 1
-B4_LARGE = [REF, _r(256, 128, 64, 1, 8, 4, magic=1, swap=1, gm=8)]  # batch 3's fastest fused at M = 4096
+B4_LARGE = [REF, *EO_FILES, _r(256, 128, 64, 1, 8, 4, magic=1, swap=1, gm=8)]  # batch 3's fastest fused at M = 4096
 for _swap in (0, 1):
     B4_LARGE += [_eo(256, 128, 64, 1, 8, 4, swap=_swap, gm=8), _eo(256, 128, 64, 1, 8, 3, swap=_swap, gm=8),
                  _eo(128, 256, 64, 1, 8, 3, swap=_swap, gm=8), _eo(128, 256, 64, 1, 8, 4, swap=_swap, gm=8),
@@ -192,7 +197,8 @@ for _swap in (0, 1):
                  _eo(256, 128, 64, 1, 8, 4, mode=0, swap=_swap, gm=8)]
 B4_LARGE += [_eo(128, 256, 128, 1, 8, 3, gm=8), _eo(128, 128, 128, 1, 8, 3, gm=8), _eo(256, 128, 64, 1, 8, 5, gm=8),
              _eo(128, 256, 64, 1, 8, 4, gm=8, unroll=2), _eo(256, 64, 64, 1, 8, 4, gm=8)]
-B4_MID = [REF, _r(64, 64, 128, 1, 4, 4, magic=1), _eo(64, 64, 128), _eo(64, 64, 128, 1, 4, 4), _eo(32, 64, 128, 2),
+B4_MID = [REF, *EO_FILES, _r(64, 64, 128, 1, 4, 4, magic=1), _eo(64, 64, 128), _eo(64, 64, 128, 1, 4, 4),
+          _eo(32, 64, 128, 2),
           _eo(64, 128, 128, 2), _eo(16, 64, 128, 4), _eo(64, 64, 128, mode=2), _eo(128, 128, 64, 1, 4, 4, gm=8),
           _eo(64, 128, 64, 1, 4, 4)]
 B4_CONFIGS = {16: B4_SMALL, 1: B4_SMALL + B4_GEMV, 4096: B4_LARGE, 128: B4_MID}
@@ -475,7 +481,8 @@ def dry_quant() -> int:
                 continue
             seen.add(key)
             worst = 0.0
-            groups = (128, 32) if cfg["kind"].startswith("alt_") or cfg["kind"] in ("r", "gv", "rw", "eo", "file") else (128,)
+            several = cfg["kind"].startswith("alt_") or cfg["kind"] in ("r", "gv", "rw", "eo", "file")
+            groups = (128, 32) if several else (128,)
             for group in groups:
                 k = K if group == 128 else 160
                 g = torch.Generator().manual_seed(M + k)

@@ -74,6 +74,26 @@ for name, consts in SCHEDULES.items():
     out["quant " + name] = max(errs)
 args, exp = quant_case(16, 129, 384, 128, swap_nibbles=True)
 out["quant nibbles swapped"] = rel(load_with_constants(QUANT, "matmul_w4a16", {})(*args, 128), quant_case(16, 129, 384, 128)[1])
+# round 4's kind eo (each byte once, two dots a step) and the two candidate reference files
+EO = {"eo mode 0 split-K 2": dict(mode=0, SPLIT_K=2), "eo mode 1 swapped": dict(mode=1, swap=1),
+      "eo mode 2 split-K 2 grouped": dict(mode=2, SPLIT_K=2, gm=2), "eo mode 1 strided a": dict(mode=1, asplit=0)}
+for name, extra in EO.items():
+    cfg = {"kind": "eo", "BM": 16, "BN": 32, "BK": 128, "SPLIT_K": 1, "asplit": 1, **extra}
+    errs = []
+    for M, N, K, group, t in ((1, 100, 256, 128, False), (16, 129, 384, 128, True), (37, 48, 160, 32, False)):
+        args, exp = quant_case(M, N, K, group, t)
+        errs.append(rel(sc.w4a16(*args, group, cfg), exp))
+    out["quant " + name] = max(errs)
+for f in ("quant_matmul_eo.py", "quant_matmul_eo_magic.py"):
+    fn = load_with_constants(ROOT / "benchmarks" / "candidates" / f, "matmul_w4a16", {})
+    errs = []
+    for M, N, K, group, t in ((1, 100, 256, 128, False), (16, 129, 384, 128, True), (37, 48, 160, 32, False),
+                              (130, 72, 256, 128, False)):
+        args, exp = quant_case(M, N, K, group, t)
+        errs.append(rel(fn(*args, group), exp))
+    out["quant file " + f] = max(errs)
+    args, _ = quant_case(16, 129, 384, 128, swap_nibbles=True)
+    out["quant file nibbles swapped " + f] = rel(fn(*args, 128), quant_case(16, 129, 384, 128)[1])
 
 for name, consts in {"reverse evict": {"REVERSE": True, "EVICT": True, "CPU_PROGRAMS": 2},
                      "forward 1024": {"REVERSE": False, "EVICT": False, "CPU_PROGRAMS": 3, "BLOCK_V": 1024},
@@ -134,6 +154,20 @@ def test_quant_candidate_matches_torch_in_each_kind_of_schedule(schedule):
 
 def test_a_wrong_unpack_fails_the_same_check():
     assert results()["quant nibbles swapped"] > 0.05
+
+
+@pytest.mark.parametrize("schedule", ["eo mode 0 split-K 2", "eo mode 1 swapped", "eo mode 2 split-K 2 grouped",
+                                      "eo mode 1 strided a", "file quant_matmul_eo.py",
+                                      "file quant_matmul_eo_magic.py"])
+def test_even_odd_candidates_match_torch(schedule):
+    """Round 4's kind eo in each conversion (int -> float, by bits, by bits with the scale on the partial product)
+    and the two candidate reference files, at the same sizes and group sizes as above (files also at M = 130)."""
+    assert results()["quant " + schedule] < 2e-3
+
+
+@pytest.mark.parametrize("f", ["quant_matmul_eo.py", "quant_matmul_eo_magic.py"])
+def test_even_odd_files_fail_on_swapped_nibbles(f):
+    assert results()["quant file nibbles swapped " + f] > 0.05
 
 
 @pytest.mark.parametrize("schedule", ["reverse evict", "forward 1024", "prefetch reverse 1024", "prefetch forward"])
