@@ -41,20 +41,19 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):  # this program's K steps: every SPLIT_K-th one
         k = k0 + offs_k
+        r = k0 // 2 + offs_r  # the step's packed rows
         a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
                     mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
         a_even, a_odd = tl.split(tl.reshape(a, (BLOCK_M, BLOCK_K // 2, 2)))  # a's columns k0 + 2j and k0 + 2j + 1
-        r = k0 // 2 + offs_r
         w_mask = (r[:, None] < K // 2) & (offs_n[None, :] < N)
         packed = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask, other=0)
         q_even = (packed & 0xF).to(tl.int32)  # even k: low nibble
         q_odd = (packed >> 4).to(tl.int32)    # odd k: high nibble
-        q_even = (q_even ^ 8) - 8             # two's complement: 8..15 -> -8..-1
-        q_odd = (q_odd ^ 8) - 8
+        q_even, q_odd = (q_even ^ 8) - 8, (q_odd ^ 8) - 8  # two's complement: 8..15 -> -8..-1
         # BLOCK_K divides GROUP_SIZE: the whole step lies in group k0 // GROUP_SIZE, one scale per column
         scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
-        acc = tl.dot(a_even, q_even.to(tl.float16) * scale[None, :], acc)
-        acc = tl.dot(a_odd, q_odd.to(tl.float16) * scale[None, :], acc)
+        acc = tl.dot(a_even, q_even.to(tl.float16) * scale[None, :], acc)  # the even k of the step
+        acc = tl.dot(a_odd, q_odd.to(tl.float16) * scale[None, :], acc)    # + the odd k: a @ w
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
     c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
     if SPLIT_K == 1:

@@ -42,10 +42,10 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):  # this program's K steps: every SPLIT_K-th one
         k = k0 + offs_k
+        r = k0 // 2 + offs_r  # the step's packed rows
         a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
                     mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
         a_even, a_odd = tl.split(tl.reshape(a, (BLOCK_M, BLOCK_K // 2, 2)))  # a's columns k0 + 2j and k0 + 2j + 1
-        r = k0 // 2 + offs_r
         w_mask = (r[:, None] < K // 2) & (offs_n[None, :] < N)
         packed = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask, other=0)
         q_even = (packed & 0xF).to(tl.int16)  # even k: low nibble
