@@ -56,8 +56,8 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
         w_odd = (q_odd ^ 0x6408).to(tl.float16, bitcast=True) - 1032.0
         # BLOCK_K divides GROUP_SIZE: the whole step lies in group k0 // GROUP_SIZE, one scale per column
         scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
-        acc = tl.dot(a_even, w_even * scale[None, :], acc)
-        acc = tl.dot(a_odd, w_odd * scale[None, :], acc)
+        acc = tl.dot(a_even, w_even * scale[None, :], acc)  # the even k of the step
+        acc = tl.dot(a_odd, w_odd * scale[None, :], acc)    # + the odd k: a @ w
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
     c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
     if SPLIT_K == 1:
