@@ -526,7 +526,7 @@ def eo_w4a16(a, w_packed, scales, group_size, cfg):
     _w4_eo[grid](a, w_packed, scales, c, M, N, K, a.stride(0), a.stride(1), w_packed.stride(0), w_packed.stride(1),
                  scales.stride(0), scales.stride(1), c.stride(0), c.stride(1), GROUP_SIZE=group_size, BLOCK_M=bm,
                  BLOCK_N=bn, BLOCK_K=bk, SPLIT_K=sk, GROUP_M=cfg.get("gm", 1), MODE=cfg.get("mode", 0),
-                 ASPLIT=cfg.get("asplit", 0), SWAP=cfg.get("swap", 0), UNROLL=cfg.get("unroll", 1),
+                 ASPLIT=cfg.get("asplit", 1), SWAP=cfg.get("swap", 0), UNROLL=cfg.get("unroll", 1),
                  num_warps=cfg.get("warps", 4),
                  num_stages=cfg.get("stages", 3))
     return c
