@@ -205,6 +205,23 @@ B4_MID = [REF, *EO_FILES, _r(64, 64, 128, 1, 4, 4, magic=1), _eo(64, 64, 128), _
           _eo(64, 128, 128, 2), _eo(16, 64, 128, 4), _eo(64, 64, 128, mode=2), _eo(128, 128, 64, 1, 4, 4, gm=8),
           _eo(64, 128, 64, 1, 4, 4)]
 B4_CONFIGS = {16: B4_SMALL, 1: B4_SMALL + B4_GEMV, 4096: B4_LARGE, 128: B4_MID}
+# `--set 4b` (batch K=2): set 4's kind-eo rows ran with a's strided halves (ASPLIT defaulted to 0 while the labels
+# assumed 1), so only the two candidate files measured the split a. Again with the split, beside the files: the
+# reference (since round 4 the even/odd kernel), the previous reference and the by-bits file.
+PREV = dict(kind="file", path="benchmarks/candidates/quant_matmul_k2.py")
+MAGIC_FILE = dict(kind="file", path="benchmarks/candidates/quant_matmul_eo_magic.py")
+B4B_SMALL = [REF, PREV, MAGIC_FILE, _eo(16, 64, 128, 4, mode=2), _eo(16, 64, 128, 8, mode=2)]
+for _mode in (0, 1):
+    B4B_SMALL += [_eo(16, 64, 128, 4, mode=_mode), _eo(16, 64, 128, 8, mode=_mode), _eo(16, 64, 128, 2, mode=_mode),
+                  _eo(16, 128, 128, 4, mode=_mode), _eo(16, 128, 128, 8, 8, mode=_mode),
+                  _eo(16, 32, 128, 8, mode=_mode), _eo(16, 64, 128, 4, 2, mode=_mode),
+                  _eo(16, 64, 128, 4, 4, 4, mode=_mode), _eo(16, 64, 128, 16, mode=_mode),
+                  _eo(16, 256, 128, 4, 8, mode=_mode)]
+B4B_LARGE = [REF, PREV, MAGIC_FILE, _r(256, 128, 64, 1, 8, 4, magic=1, swap=1, gm=8)]
+for _mode in (0, 1):
+    B4B_LARGE += [_eo(256, 128, 64, 1, 8, 4, mode=_mode, swap=1, gm=8), _eo(256, 128, 64, 1, 8, 4, mode=_mode, gm=8),
+                  _eo(128, 256, 64, 1, 8, 3, mode=_mode, gm=8), _eo(128, 256, 64, 1, 8, 3, mode=_mode, swap=1, gm=8)]
+B4B_CONFIGS = {16: B4B_SMALL, 1: B4B_SMALL, 4096: B4B_LARGE}
 
 def _d(kind, bn, splits, warps=4, stages=2):
     return dict(kind=kind, BLOCK_N=bn, splits=splits, warps=warps, stages=stages)
@@ -531,7 +548,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=12)
     ap.add_argument("--out", help="quant: where quant_sweep.json and quant_matmul_awq_best.py go")
     ap.add_argument("--dry", action="store_true", help="CPU: check the quant candidates under the interpreter")
-    ap.add_argument("--set", choices=("2", "3", "3b", "3c", "4"), default="2",
+    ap.add_argument("--set", choices=("2", "3", "3b", "3c", "4", "4b"), default="2",
                     help="quant: batch 2's candidates, batch 3's (kind r; M <= 16 timed as CUDA-graph replays), or "
                          "3b (M = 4096: the reference's tiles without and with the bit trick), or 3c (M = 1 and 16: "
                          "split-K by float32 vs float16 atomics under do_bench)")
@@ -545,6 +562,10 @@ def main() -> int:
         QUANT_CONFIGS.clear()
         QUANT_CONFIGS.update(B4_CONFIGS)
         QUANT_M = (16, 1, 4096, 128)  # the goals first: a batch cut short loses M = 128 (no goal) first
+    elif a.set == "4b":
+        QUANT_CONFIGS.clear()
+        QUANT_CONFIGS.update(B4B_CONFIGS)
+        QUANT_M = (16, 1, 4096)
     elif a.set == "3c":
         QUANT_CONFIGS.clear()
         QUANT_CONFIGS.update({1: B3C_SMALL + [_gv(128, 64, 8), _gv(128, 64, 8, a16=0)], 16: B3C_SMALL})
@@ -574,7 +595,8 @@ def main() -> int:
     print(f"compiled {len(jobs_of(a.case))} kernels in {time.perf_counter() - t0:.1f} s "
           f"({len(bad)} failed)", flush=True)
     if a.case == "quant":
-        run_quant(a.rounds, bad, a.out, graphed_small=a.set in ("3", "4"), strict=a.set == "4")
+        run_quant(a.rounds, bad, a.out, graphed_small=a.set in ("3", "4", "4b"),
+                  strict=a.set in ("4", "4b"))
     else:
         run_decode(a.rounds, bad)
     print(f"\ntotal {time.perf_counter() - t0:.1f} s")

@@ -543,12 +543,15 @@ def _w4_k_floor(a, w_packed, scales, meta, group_size=128):
 
 
 _UNPACK_FIX = {
-    "en": "Byte w_packed[k // 2, n] holds w[k, n] in its low nibble for even k and its high nibble for odd k, as "
-          "two's complement: q = (packed.to(tl.int32) >> ((k % 2) * 4)) & 0xF, then q = (q ^ 8) - 8 (or "
-          "tl.where(q >= 8, q - 16, q)), so 0..7 stay and 8..15 become -8..-1. No zero point: -8 is stored as 8.",
-    "zh": "字节 w_packed[k // 2, n] 的低 4 位是偶数 k 的 w[k, n]，高 4 位是奇数 k 的，按补码存：q = (packed.to(tl.int32) "
-          ">> ((k % 2) * 4)) & 0xF，再 q = (q ^ 8) - 8（或 tl.where(q >= 8, q - 16, q)），这样 0..7 不变，8..15 变成 "
-          "-8..-1。没有零点：-8 存成 8。"}
+    "en": "Byte w_packed[r, n] holds w[2r, n] in its low nibble and w[2r + 1, n] in its high nibble, as two's "
+          "complement: with the packed rows loaded once, q_even = (packed & 0xF).to(tl.int32) and q_odd = (packed >> "
+          "4).to(tl.int32) (per k: (packed.to(tl.int32) >> ((k % 2) * 4)) & 0xF with packed = w_packed[k // 2, n]), "
+          "then q = (q ^ 8) - 8 (or tl.where(q >= 8, q - 16, q)), so 0..7 stay and 8..15 become -8..-1. No zero "
+          "point: -8 is stored as 8.",
+    "zh": "字节 w_packed[r, n] 的低 4 位是 w[2r, n]，高 4 位是 w[2r + 1, n]，按补码存：每行打包字节只 load 一次时，"
+          "q_even = (packed & 0xF).to(tl.int32)，q_odd = (packed >> 4).to(tl.int32)（逐个 k 解包则是 packed = "
+          "w_packed[k // 2, n]，(packed.to(tl.int32) >> ((k % 2) * 4)) & 0xF），再 q = (q ^ 8) - 8（或 tl.where(q >= 8, "
+          "q - 16, q)），这样 0..7 不变，8..15 变成 -8..-1。没有零点：-8 存成 8。"}
 _SCALE_FIX = {
     "en": "Each group of group_size rows of K has its own scale per output column, scales[k // group_size, n], "
           "loaded inside the K loop. With BLOCK_K dividing group_size a step lies in one group: scale = "
