@@ -37,16 +37,16 @@ def rows():
     """(label, kernel, constexprs, warps, stages, M constant?, weights per program iteration)."""
     from benchmarks import serving_candidates as sc
     from benchmarks.constants import load_module
-    ref = load_module(ROOT / "solutions" / "quant_matmul.py", "sass_ref")
-    out = [("reference (16, 64, 128) split-K 4", ref.w4a16_kernel,
-            dict(GROUP_SIZE=128, BLOCK_M=16, BLOCK_N=64, BLOCK_K=128, SPLIT_K=4), 4, 3, False, 128 * 64),
-           ("reference (256, 128, 64) M=4096", ref.w4a16_kernel,
-            dict(GROUP_SIZE=128, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, SPLIT_K=1), 8, 4, False, 64 * 128)]
-    for f in ("quant_matmul_eo.py", "quant_matmul_eo_magic.py"):
-        mod = load_module(ROOT / "benchmarks" / "candidates" / f, "sass_" + f[:-3])
-        out.append((f"candidate file {f} (16, 64, 128) split-K 4", mod.w4a16_kernel,
+    out = []
+    for label, path in (("previous reference (candidates/quant_matmul_k2.py)",
+                         "benchmarks/candidates/quant_matmul_k2.py"),
+                        ("reference (solutions/quant_matmul.py, eo since round 4)", "solutions/quant_matmul.py"),
+                        ("eo by bits (candidates/quant_matmul_eo_magic.py)",
+                         "benchmarks/candidates/quant_matmul_eo_magic.py")):
+        mod = load_module(ROOT / path, "sass_" + re.sub(r"\W", "_", path))
+        out.append((f"{label} (16, 64, 128) split-K 4", mod.w4a16_kernel,
                     dict(GROUP_SIZE=128, BLOCK_M=16, BLOCK_N=64, BLOCK_K=128, SPLIT_K=4), 4, 3, False, 128 * 64))
-        out.append((f"candidate file {f} (256, 128, 64) M=4096", mod.w4a16_kernel,
+        out.append((f"{label} (256, 128, 64) M=4096", mod.w4a16_kernel,
                     dict(GROUP_SIZE=128, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, SPLIT_K=1), 8, 4, False, 64 * 128))
     r_base = dict(GROUP_SIZE=128, GROUP_M=1, SCALE=1, JOIN=0, MAGIC=0, SWAP=0, ATOMIC16=1)
     out.append(("r + magic (16, 64, 128) split-K 4", sc._w4_r,
