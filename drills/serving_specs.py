@@ -642,17 +642,16 @@ W4_SPEC = DrillSpec(
     flops=_w4a16_flops,
     speed_refs=((W4_CUBLAS, _w4a16_cublas),),
     speed_bar=W4_CUBLAS,
-    # >= 0.6 x cuBLAS on the float16 weight at M = 16 (do_bench, as every gate), not the issue's 2 x, which no
-    # schedule reached. Calibrated on the H200 (speed batch 3, 2026-12-01, 20 runs of this gate,
-    # benchmarks/h200_quant_gate.sh, docs/serving.md): the reference (row scale per K step, split-K 4 by float16
-    # atomics) 20/20 pass, 1.140..1.167 x; the known-slow 16x16x16 tiles 0/20, 0.157..0.158 x; the previous
-    # reference 0.462..0.467 x in batch 2's 20 runs.
+    # >= 0.6 x cuBLAS on the float16 weight at M = 16, not the issue's 2 x, which no schedule reached. Calibrated on
+    # the H200 under graph replays (round 4, 2026-12-01 23:15 UTC, 20 runs of this gate,
+    # benchmarks/h200_quant_r4_gate.sh, docs/serving.md): the reference (even/odd dots, split-K 4 by float16
+    # atomics) 20/20 pass, 1.492..1.545 x; the known-slow 16x16x16 tiles 0/20, 0.149..0.151 x; the GPTQ-style
+    # correct variant 0/20, 0.359..0.366 x (too-slow, as its file says). Before (speed batch 3, do_bench): the
+    # previous reference 1.140..1.167 x, known-slow 0.157..0.158 x.
     speedup_min=0.6,
     # Timed as CUDA-graph replays for every row (2026-12-01 21:16 UTC, docs/serving.md): do_bench charged a correct
     # three-launch split-K wrapper 12-25 us of host time per call against ~29 us of kernels, enough to fail it on
-    # the host alone; decode-sized GEMMs run inside CUDA graphs when served. The 20-run calibration above was with
-    # do_bench; graph replays of the same rows read 3-16 us lower for every row (reference ~1.16x, known-slow ~0.16x),
-    # but the gate has not yet been re-calibrated on the H200 with graphs (the session's GPU time ran out).
+    # the host alone; decode-sized GEMMs run inside CUDA graphs when served.
     speed_graphed=True,
     bench_size=W4_GATE_SIZE,
     small_size=(16, 1024, 1024),

@@ -20,7 +20,7 @@ What it shows (the shape of GPTQ's and AWQ's Triton kernels, for this drill's pa
 - masks on the M and N edges and the K tail.
 H200 (torch 2.11, triton 3.6), N = K = 8192, group 128, CUDA-graph replays (docs/serving.md, round 4): M = 16 in
 30.2 us, 1.51 x cuBLAS on the float16 weight (the previous reference, every k reading its byte, 39.2 us = 1.16 x);
-M = 1 1.48 x; M = 4096 0.45 x. Not the issue's 2 x at M <= 16: the int4 bytes alone would take 7 us, and the loop
+M = 1 1.48 x; M = 4096 0.39-0.45 x; the speed gate's 20 runs 1.49-1.55 x. Not the issue's 2 x at M <= 16: the int4 bytes alone would take 7 us, and the loop
 still issues 7 instructions per weight (benchmarks/quant_sass.py); reading the nibble as float16 by its bits
 (benchmarks/candidates/quant_matmul_eo_magic.py) takes it to 27.5 us (1.66 x).
 """
