@@ -224,3 +224,32 @@ def test_the_gate_without_its_small_size_gives_the_same_verdict_and_times_nothin
     (full, n_full), (short, n_short) = reports[True], reports[False]
     assert n_short == 15 and n_full == 21 and short["small"] is None and full["small"]["device_us"]
     assert short["category"] == full["category"] and short["speedup"] == full["speedup"] == pytest.approx(1.0)
+
+
+def test_eo_labels_and_launch_agree_on_every_switch(monkeypatch):
+    """serving_sweep._eo leaves a switch out of a row's label when it has its default; eo_w4a16 must launch with that
+    same default (batch K=1 of round 4 timed every eo row with a's strided halves because the two disagreed on
+    ASPLIT). Every eo row of sets 4 and 4b, launched into a recorder instead of the kernel."""
+    import torch
+
+    from benchmarks import serving_candidates as sc, serving_sweep as sw
+    launched = []
+
+    class Recorder:
+        def __getitem__(self, grid):
+            return lambda *args, **kw: launched.append(kw)
+
+    monkeypatch.setattr(sc, "_w4_eo", Recorder())
+    a, w, s = torch.zeros(16, 256, dtype=torch.float16), torch.zeros(128, 64, dtype=torch.uint8), \
+        torch.zeros(2, 64, dtype=torch.float16)
+    rows = [c for m in (1, 16, 128, 4096) for c in sw.B4_CONFIGS[m] + sw.B4B_CONFIGS.get(m, []) if c["kind"] == "eo"]
+    assert rows
+    for cfg in rows:
+        sc.eo_w4a16(a, w, s, 128, cfg)
+        kw = launched[-1]
+        label = sw.label(cfg)
+        assert kw["ASPLIT"] == (0 if "asplit=0" in label else 1), label
+        assert kw["SWAP"] == (1 if "swap=1" in label else 0), label
+        assert kw["GROUP_M"] == int(cfg.get("gm", 1)) and ("gm=" in label) == (kw["GROUP_M"] != 1), label
+        assert kw["UNROLL"] == int(cfg.get("unroll", 1)) and ("unroll=" in label) == (kw["UNROLL"] != 1), label
+        assert f"mode={kw['MODE']}" in label, label
