@@ -422,10 +422,131 @@ def words_w4a16(a, w_packed, scales, group_size, cfg):
     return c if sk == 1 or a16 else c.to(torch.float16)
 
 
+# -- round 4 (quant2): each byte loaded once, its two nibbles dotted with a's even and odd columns ---------------------
+@triton.jit
+def _w4_eo(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
+           stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+           GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+           SPLIT_K: tl.constexpr, GROUP_M: tl.constexpr, MODE: tl.constexpr, ASPLIT: tl.constexpr,
+           SWAP: tl.constexpr, UNROLL: tl.constexpr):
+    """Kind "eo" (round 4): the packed rows r = k0 // 2 .. + BLOCK_K // 2 loaded once as a (BLOCK_K // 2, BLOCK_N) byte
+    tile; the low nibbles (even k) and the high nibbles (odd k) are two weight tiles, dotted with a's even and odd
+    columns (two dots a step, no interleave, no per-k shift). a's even / odd columns: ASPLIT 0 two strided loads,
+    1 one (BLOCK_M, BLOCK_K) load split with tl.reshape + tl.split. BLOCK_K divides the group (one scale row a step).
+    MODE 0: q = ((nib ^ 8) - 8).to(float16) * s (the reference's arithmetic);
+    MODE 1: magic: (nib ^ 8) | 0x6400 read as float16 is 1024 + q + 8, minus 1032, times s (no int->float convert);
+    MODE 2: magic without the subtraction or the per-weight scale: the step's dots use 1032 + q, so the partial is
+            dot(a, q) + 1032 * sum_k a; acc += (partial - 1032 * sum_k a) * s (AWQ-style scale on the partial).
+    SWAP: C^T = W^T A^T (the weight as the dot's first operand). SPLIT_K > 1: float16 atomics into a zeroed c.
+    UNROLL: tl.range's loop_unroll_factor (1: not unrolled)."""
+    pid = tl.program_id(0)
+    pid_k = tl.program_id(1)
+    num_m = tl.cdiv(M, BLOCK_M)
+    num_n = tl.cdiv(N, BLOCK_N)
+    if GROUP_M > 1:
+        width = GROUP_M * num_n
+        first_m = (pid // width) * GROUP_M
+        rows = tl.minimum(num_m - first_m, GROUP_M)
+        pid_m = first_m + (pid % width) % rows
+        pid_n = (pid % width) // rows
+    else:
+        pid_m = pid % num_m
+        pid_n = pid // num_m
+    HALF: tl.constexpr = BLOCK_K // 2
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_h = tl.arange(0, HALF)
+    offs_k = tl.arange(0, BLOCK_K)
+    m_ok = offs_m < M
+    n_ok = offs_n < N
+    if SWAP:
+        acc = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
+    else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in tl.range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K, loop_unroll_factor=UNROLL):
+        r = k0 // 2 + offs_h                                    # packed rows: k = 2r (low nibble), 2r + 1 (high)
+        byte = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn, mask=n_ok[None, :], other=0)
+        if ASPLIT:
+            a = tl.load(a_ptr + offs_m[:, None] * stride_am + (k0 + offs_k)[None, :] * stride_ak,
+                        mask=m_ok[:, None], other=0.0)
+            a_even, a_odd = tl.split(tl.reshape(a, (BLOCK_M, HALF, 2)))
+        else:
+            a_row = a_ptr + offs_m[:, None] * stride_am + (2 * r)[None, :] * stride_ak
+            a_even = tl.load(a_row, mask=m_ok[:, None], other=0.0)
+            a_odd = tl.load(a_row + stride_ak, mask=m_ok[:, None], other=0.0)
+        s = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=n_ok, other=0.0)
+        if MODE == 0:
+            lo = (((byte & 0xF).to(tl.int32) ^ 8) - 8).to(tl.float16) * s[None, :]
+            hi = (((byte >> 4).to(tl.int32) ^ 8) - 8).to(tl.float16) * s[None, :]
+        else:
+            # (nib ^ 8) | 0x6400 = nib ^ 0x6408 (nib < 16 leaves 0x6400's bits alone): read as float16, 1032 + q
+            lo = ((byte & 0xF).to(tl.int16) ^ 0x6408).to(tl.float16, bitcast=True)
+            hi = ((byte >> 4).to(tl.int16) ^ 0x6408).to(tl.float16, bitcast=True)
+            if MODE == 1:
+                lo = (lo - 1032.0) * s[None, :]
+                hi = (hi - 1032.0) * s[None, :]
+        if MODE == 2:
+            if SWAP:
+                part = tl.dot(tl.trans(lo), tl.trans(a_even))
+                part = tl.dot(tl.trans(hi), tl.trans(a_odd), part)
+                a_sum = tl.sum(a_even.to(tl.float32), axis=1) + tl.sum(a_odd.to(tl.float32), axis=1)
+                acc += (part - 1032.0 * a_sum[None, :]) * s.to(tl.float32)[:, None]
+            else:
+                part = tl.dot(a_even, lo)
+                part = tl.dot(a_odd, hi, part)
+                a_sum = tl.sum(a_even.to(tl.float32), axis=1) + tl.sum(a_odd.to(tl.float32), axis=1)
+                acc += (part - 1032.0 * a_sum[:, None]) * s.to(tl.float32)[None, :]
+        elif SWAP:
+            acc = tl.dot(tl.trans(lo), tl.trans(a_even), acc)
+            acc = tl.dot(tl.trans(hi), tl.trans(a_odd), acc)
+        else:
+            acc = tl.dot(a_even, lo, acc)
+            acc = tl.dot(a_odd, hi, acc)
+    if SWAP:
+        out = tl.trans(acc)
+    else:
+        out = acc
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    c_mask = m_ok[:, None] & n_ok[None, :]
+    if SPLIT_K == 1:
+        tl.store(c_ptrs, out.to(tl.float16), mask=c_mask)
+    else:
+        tl.atomic_add(c_ptrs, out.to(tl.float16), mask=c_mask, sem="relaxed")
+
+
+def eo_w4a16(a, w_packed, scales, group_size, cfg):
+    """Kind "eo" (_w4_eo): one launch (two with split-K: the zeroed c)."""
+    M, K = a.shape
+    N = w_packed.shape[1]
+    bm, bn = cfg["BM"], cfg["BN"]
+    bk = min(cfg["BK"], group_size)
+    sk = max(1, min(cfg.get("SPLIT_K", 1), K // bk))
+    c = (torch.zeros if sk > 1 else torch.empty)((M, N), device=a.device, dtype=torch.float16)
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn), sk)
+    _w4_eo[grid](a, w_packed, scales, c, M, N, K, a.stride(0), a.stride(1), w_packed.stride(0), w_packed.stride(1),
+                 scales.stride(0), scales.stride(1), c.stride(0), c.stride(1), GROUP_SIZE=group_size, BLOCK_M=bm,
+                 BLOCK_N=bn, BLOCK_K=bk, SPLIT_K=sk, GROUP_M=cfg.get("gm", 1), MODE=cfg.get("mode", 0),
+                 ASPLIT=cfg.get("asplit", 1), SWAP=cfg.get("swap", 0), UNROLL=cfg.get("unroll", 1),
+                 num_warps=cfg.get("warps", 4),
+                 num_stages=cfg.get("stages", 3))
+    return c
+
+
 _W4 = {"k2": _w4_k2, "evenodd": _w4_evenodd, "swap": _w4_swap, "awq": _w4_awq, "awq_join": _w4_awq}
 
 
 _ALT = {}
+
+
+def file_entry(path: str):
+    """matmul_w4a16 of the file at `path` (relative to the repository root), loaded once."""
+    if path not in _ALT:
+        from pathlib import Path
+
+        from benchmarks.constants import load_module
+        root = Path(__file__).resolve().parent.parent
+        _ALT[path] = load_module(root / path, "quant_file_" + str(len(_ALT))).matmul_w4a16
+    return _ALT[path]
 
 
 def alt_reference():
@@ -465,6 +586,10 @@ def alt_w4a16(a, w_packed, scales, group_size, cfg):
 def w4a16(a, w_packed, scales, group_size, cfg):
     if cfg["kind"] == "r":
         return r_w4a16(a, w_packed, scales, group_size, cfg)
+    if cfg["kind"] == "eo":
+        return eo_w4a16(a, w_packed, scales, group_size, cfg)
+    if cfg["kind"] == "file":  # a complete file's own matmul_w4a16 (the shipped reference, a candidate file)
+        return file_entry(cfg["path"])(a, w_packed, scales, group_size)
     if cfg["kind"] in ("gv", "rw"):
         return words_w4a16(a, w_packed, scales, group_size, cfg)
     if cfg["kind"].startswith("alt_"):

@@ -5,9 +5,12 @@
 int4 weights two per byte (low nibble = even k, high nibble = odd k, values -8..7 in two's complement); scales
 (K // group_size, N) float16, one per group of group_size rows of K and output column; returns c (M, N) float16,
 accumulated in float32. K is always a whole number of groups: a partial last group does not exist. The wrapper
-makes BLOCK_K divide group_size, so each K step lies inside one group. At M <= 16, SPLIT_K programs share each tile
-of C (each takes every SPLIT_K-th K step) and add their partial sums into a zeroed c with tl.atomic_add. Four holes:
-- unpack:      the nibble of w[k, n] from its byte: shift, mask, sign;
+makes BLOCK_K divide group_size, so each K step lies inside one group. Each K step loads its BLOCK_K // 2 packed
+rows once: the low nibbles are the weights of the even k, the high nibbles those of the odd k, and the step is two
+tl.dot calls, a's even columns with the even k and a's odd columns with the odd k. At M <= 16, SPLIT_K programs
+share each tile of C (each takes every SPLIT_K-th K step) and add their partial sums into a zeroed c with
+tl.atomic_add. Four holes:
+- unpack:      the two nibbles of each byte: mask or shift, then the sign;
 - group-scale: the scale row of this K step's group, one scale per column n, inside the K loop;
 - mask:        the M and N edges and the K tail (a BLOCK_K that does not divide K must still be right);
 - grid:        one program per (BLOCK_M, BLOCK_N) tile of C and K split.
@@ -35,16 +38,21 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
+    offs_r = tl.arange(0, BLOCK_K // 2)  # a step's packed rows: row r holds k = 2r (low nibble) and 2r + 1 (high)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):  # this program's K steps: every SPLIT_K-th one
         k = k0 + offs_k
-        a_mask, w_mask = HOLE("mask: a_mask (BLOCK_M, BLOCK_K) and w_mask (BLOCK_K, BLOCK_N)")
+        r = k0 // 2 + offs_r  # the step's packed rows
+        a_mask, w_mask = HOLE("mask: a_mask (BLOCK_M, BLOCK_K) over (m, k) and w_mask (BLOCK_K // 2, BLOCK_N) over "
+                              "(packed row r, n)")
         a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak, mask=a_mask, other=0.0)
-        packed = tl.load(w_ptr + (k[:, None] // 2) * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask, other=0)
-        q = HOLE("unpack: the signed int4 w[k, n] (-8..7) out of its byte, as int32")
+        a_even, a_odd = tl.split(tl.reshape(a, (BLOCK_M, BLOCK_K // 2, 2)))  # a's columns k0 + 2j and k0 + 2j + 1
+        packed = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask, other=0)
+        q_even, q_odd = HOLE("unpack: the signed int4 weights (-8..7) of the low nibbles (even k) and of the high "
+                             "nibbles (odd k), as int32")
         scale = HOLE("group-scale: the (BLOCK_N,) scales of this step's group, one per column n")
-        w = q.to(tl.float16) * scale[None, :]
-        acc = tl.dot(a, w, acc)
+        acc = tl.dot(a_even, q_even.to(tl.float16) * scale[None, :], acc)  # the even k of the step
+        acc = tl.dot(a_odd, q_odd.to(tl.float16) * scale[None, :], acc)    # + the odd k: a @ w
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
     c_mask = HOLE("mask: the store's mask")
     if SPLIT_K == 1:

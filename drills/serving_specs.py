@@ -544,12 +544,15 @@ def _w4_k_floor(a, w_packed, scales, meta, group_size=128):
 
 
 _UNPACK_FIX = {
-    "en": "Byte w_packed[k // 2, n] holds w[k, n] in its low nibble for even k and its high nibble for odd k, as "
-          "two's complement: q = (packed.to(tl.int32) >> ((k % 2) * 4)) & 0xF, then q = (q ^ 8) - 8 (or "
-          "tl.where(q >= 8, q - 16, q)), so 0..7 stay and 8..15 become -8..-1. No zero point: -8 is stored as 8.",
-    "zh": "字节 w_packed[k // 2, n] 的低 4 位是偶数 k 的 w[k, n]，高 4 位是奇数 k 的，按补码存：q = (packed.to(tl.int32) "
-          ">> ((k % 2) * 4)) & 0xF，再 q = (q ^ 8) - 8（或 tl.where(q >= 8, q - 16, q)），这样 0..7 不变，8..15 变成 "
-          "-8..-1。没有零点：-8 存成 8。"}
+    "en": "Byte w_packed[r, n] holds w[2r, n] in its low nibble and w[2r + 1, n] in its high nibble, as two's "
+          "complement: with the packed rows loaded once, q_even = (packed & 0xF).to(tl.int32) and q_odd = (packed >> "
+          "4).to(tl.int32) (per k: (packed.to(tl.int32) >> ((k % 2) * 4)) & 0xF with packed = w_packed[k // 2, n]), "
+          "then q = (q ^ 8) - 8 (or tl.where(q >= 8, q - 16, q)), so 0..7 stay and 8..15 become -8..-1. No zero "
+          "point: -8 is stored as 8.",
+    "zh": "字节 w_packed[r, n] 的低 4 位是 w[2r, n]，高 4 位是 w[2r + 1, n]，按补码存：每行打包字节只 load 一次时，"
+          "q_even = (packed & 0xF).to(tl.int32)，q_odd = (packed >> 4).to(tl.int32)（逐个 k 解包则是 packed = "
+          "w_packed[k // 2, n]，(packed.to(tl.int32) >> ((k % 2) * 4)) & 0xF），再 q = (q ^ 8) - 8（或 tl.where(q >= 8, "
+          "q - 16, q)），这样 0..7 不变，8..15 变成 -8..-1。没有零点：-8 存成 8。"}
 _SCALE_FIX = {
     "en": "Each group of group_size rows of K has its own scale per output column, scales[k // group_size, n], "
           "loaded inside the K loop. With BLOCK_K dividing group_size a step lies in one group: scale = "
@@ -640,17 +643,16 @@ W4_SPEC = DrillSpec(
     flops=_w4a16_flops,
     speed_refs=((W4_CUBLAS, _w4a16_cublas),),
     speed_bar=W4_CUBLAS,
-    # >= 0.6 x cuBLAS on the float16 weight at M = 16 (do_bench, as every gate), not the issue's 2 x, which no
-    # schedule reached. Calibrated on the H200 (speed batch 3, 2026-12-01, 20 runs of this gate,
-    # benchmarks/h200_quant_gate.sh, docs/serving.md): the reference (row scale per K step, split-K 4 by float16
-    # atomics) 20/20 pass, 1.140..1.167 x; the known-slow 16x16x16 tiles 0/20, 0.157..0.158 x; the previous
-    # reference 0.462..0.467 x in batch 2's 20 runs.
+    # >= 0.6 x cuBLAS on the float16 weight at M = 16, not the issue's 2 x, which no schedule reached. Calibrated on
+    # the H200 under graph replays (round 4, 2026-12-01 23:15 UTC, 20 runs of this gate,
+    # benchmarks/h200_quant_r4_gate.sh, docs/serving.md): the reference (even/odd dots, split-K 4 by float16
+    # atomics) 20/20 pass, 1.492..1.545 x; the known-slow 16x16x16 tiles 0/20, 0.149..0.151 x; the GPTQ-style
+    # correct variant 0/20, 0.359..0.366 x (too-slow, as its file says). Before (speed batch 3, do_bench): the
+    # previous reference 1.140..1.167 x, known-slow 0.157..0.158 x.
     speedup_min=0.6,
     # Timed as CUDA-graph replays for every row (2026-12-01 21:16 UTC, docs/serving.md): do_bench charged a correct
     # three-launch split-K wrapper 12-25 us of host time per call against ~29 us of kernels, enough to fail it on
-    # the host alone; decode-sized GEMMs run inside CUDA graphs when served. The 20-run calibration above was with
-    # do_bench; graph replays of the same rows read 3-16 us lower for every row (reference ~1.16x, known-slow ~0.16x),
-    # but the gate has not yet been re-calibrated on the H200 with graphs (the session's GPU time ran out).
+    # the host alone; decode-sized GEMMs run inside CUDA graphs when served.
     speed_graphed=True,
     bench_size=W4_GATE_SIZE,
     small_size=(16, 1024, 1024),

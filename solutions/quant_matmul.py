@@ -2,24 +2,27 @@
 """Reference solution for `quant-matmul` — C = A @ dequant(W) with 4-bit weights and float16 activations (W4A16).
 
 What it shows (the shape of GPTQ's and AWQ's Triton kernels, for this drill's packing):
-- the weights stay packed in memory: w_packed[k // 2, n] holds w[k, n] in its low nibble for even k and its high
-  nibble for odd k, two's complement (-8..7). Reading 4 bits per weight instead of 16 is the whole point: at small
-  M the GEMM is a GEMV, memory-bound on the weight bytes;
-- unpack in registers: shift by 4 * (k % 2), mask with 0xF, sign-extend (q ^ 8) - 8;
+- the weights stay packed in memory: w_packed[r, n] holds w[2r, n] in its low nibble and w[2r + 1, n] in its high
+  nibble, two's complement (-8..7). Reading 4 bits per weight instead of 16 is the whole point: at small M the GEMM
+  is a GEMV, memory-bound on the weight bytes if the kernel does little enough work per weight;
+- each byte is loaded once: a K step of BLOCK_K rows of k reads BLOCK_K // 2 packed rows, and their low nibbles
+  (the even k) and high nibbles (the odd k) are two weight tiles. The even k multiply a's even columns and the odd k
+  its odd columns, so the step is two tl.dot calls: a[:, even] @ w[even, :] + a[:, odd] @ w[odd, :] = a @ w. No
+  nibble is shifted by a per-k amount and no tile is interleaved back into k order;
+- unpack in registers: & 0xF (low) or >> 4 (high), then sign-extend with (q ^ 8) - 8;
 - one float16 scale per (group of group_size rows of K, output column n). The wrapper makes BLOCK_K divide
-  group_size, so a whole K step lies in group k0 // group_size and needs one scale row (BLOCK_N,), loaded inside
-  the K loop and multiplied into the float16 weights before tl.dot (q is exact in float16, q * scale is rounded
-  once). The previous reference loaded a (BLOCK_K, BLOCK_N) tile of scales per step and multiplied every weight in
-  float32: that cost it half its time;
-- split-K for small M: at M <= 16 there are only N / BLOCK_N tiles of C, too few programs to keep 132 SMs' loads in
-  flight. SPLIT_K programs share a tile, each taking every SPLIT_K-th K step, and add their partial products into a
-  zeroed C with tl.atomic_add (float16 adds in whatever order the programs finish: the last bit of c may differ
-  from run to run);
+  group_size, so a whole K step lies in group k0 // group_size and needs one scale row (BLOCK_N,), multiplied into
+  the float16 weights before tl.dot (q is exact in float16, q * scale is rounded once);
+- split-K for small M: at M <= 16 there are only N / BLOCK_N tiles of C, too few programs to keep 132 SMs busy.
+  SPLIT_K programs share a tile, each taking every SPLIT_K-th K step, and add their partial products into a zeroed
+  C with tl.atomic_add (float16 adds in whatever order the programs finish: the last bit of c may differ from run
+  to run);
 - masks on the M and N edges and the K tail.
-H200 (torch 2.11, triton 3.6), N = K = 8192, group 128 (docs/serving.md, speed batch 3): M = 16 in 41.7 us,
-1.14-1.17 x cuBLAS on the float16 weight over 20 runs of the speed gate (the previous reference 0.46 x); M = 1
-1.16 x (median of 10 runs, one at 0.86 x); M = 4096 0.46 x. Not the issue's 2 x at M <= 16: the int4 bytes alone would take 7 us; the work per weight
-(shift, mask, sign, conversion, scale) is what is left.
+H200 (torch 2.11, triton 3.6), N = K = 8192, group 128, CUDA-graph replays (docs/serving.md, round 4): M = 16 in
+30.2 us, 1.51 x cuBLAS on the float16 weight (the previous reference, every k reading its byte, 39.2 us = 1.16 x);
+M = 1 1.48 x; M = 4096 0.39-0.45 x; the speed gate's 20 runs 1.49-1.55 x. Not the issue's 2 x at M <= 16: the int4 bytes alone would take 7 us, and the loop
+still issues 7 instructions per weight (benchmarks/quant_sass.py); reading the nibble as float16 by its bits
+(benchmarks/candidates/quant_matmul_eo_magic.py) takes it to 27.5 us (1.66 x).
 """
 import torch
 import triton
@@ -39,19 +42,23 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
+    offs_r = tl.arange(0, BLOCK_K // 2)  # a step's packed rows: row r holds k = 2r (low nibble) and 2r + 1 (high)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):  # this program's K steps: every SPLIT_K-th one
         k = k0 + offs_k
+        r = k0 // 2 + offs_r  # the step's packed rows
         a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
                     mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
-        w_mask = (k[:, None] < K) & (offs_n[None, :] < N)
-        packed = tl.load(w_ptr + (k[:, None] // 2) * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask, other=0)
-        q = (packed.to(tl.int32) >> ((k[:, None] % 2) * 4)) & 0xF  # even k: low nibble, odd k: high nibble
-        q = (q ^ 8) - 8                                              # two's complement: 8..15 -> -8..-1
+        a_even, a_odd = tl.split(tl.reshape(a, (BLOCK_M, BLOCK_K // 2, 2)))  # a's columns k0 + 2j and k0 + 2j + 1
+        w_mask = (r[:, None] < K // 2) & (offs_n[None, :] < N)
+        packed = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask, other=0)
+        q_even = (packed & 0xF).to(tl.int32)  # even k: low nibble
+        q_odd = (packed >> 4).to(tl.int32)    # odd k: high nibble
+        q_even, q_odd = (q_even ^ 8) - 8, (q_odd ^ 8) - 8  # two's complement: 8..15 -> -8..-1
         # BLOCK_K divides GROUP_SIZE: the whole step lies in group k0 // GROUP_SIZE, one scale per column
         scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
-        w = q.to(tl.float16) * scale[None, :]
-        acc = tl.dot(a, w, acc)
+        acc = tl.dot(a_even, q_even.to(tl.float16) * scale[None, :], acc)  # the even k of the step
+        acc = tl.dot(a_odd, q_odd.to(tl.float16) * scale[None, :], acc)    # + the odd k: a @ w
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
     c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
     if SPLIT_K == 1:

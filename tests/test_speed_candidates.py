@@ -74,6 +74,26 @@ for name, consts in SCHEDULES.items():
     out["quant " + name] = max(errs)
 args, exp = quant_case(16, 129, 384, 128, swap_nibbles=True)
 out["quant nibbles swapped"] = rel(load_with_constants(QUANT, "matmul_w4a16", {})(*args, 128), quant_case(16, 129, 384, 128)[1])
+# round 4's kind eo (each byte once, two dots a step) and the two candidate reference files
+EO = {"eo mode 0 split-K 2": dict(mode=0, SPLIT_K=2), "eo mode 1 swapped": dict(mode=1, swap=1),
+      "eo mode 2 split-K 2 grouped": dict(mode=2, SPLIT_K=2, gm=2), "eo mode 1 strided a": dict(mode=1, asplit=0)}
+for name, extra in EO.items():
+    cfg = {"kind": "eo", "BM": 16, "BN": 32, "BK": 128, "SPLIT_K": 1, "asplit": 1, **extra}
+    errs = []
+    for M, N, K, group, t in ((1, 100, 256, 128, False), (16, 129, 384, 128, True), (37, 48, 160, 32, False)):
+        args, exp = quant_case(M, N, K, group, t)
+        errs.append(rel(sc.w4a16(*args, group, cfg), exp))
+    out["quant " + name] = max(errs)
+for f in ("quant_matmul_eo.py", "quant_matmul_eo_magic.py"):
+    fn = load_with_constants(ROOT / "benchmarks" / "candidates" / f, "matmul_w4a16", {})
+    errs = []
+    for M, N, K, group, t in ((1, 100, 256, 128, False), (16, 129, 384, 128, True), (37, 48, 160, 32, False),
+                              (130, 72, 256, 128, False)):
+        args, exp = quant_case(M, N, K, group, t)
+        errs.append(rel(fn(*args, group), exp))
+    out["quant file " + f] = max(errs)
+    args, _ = quant_case(16, 129, 384, 128, swap_nibbles=True)
+    out["quant file nibbles swapped " + f] = rel(fn(*args, 128), quant_case(16, 129, 384, 128)[1])
 
 for name, consts in {"reverse evict": {"REVERSE": True, "EVICT": True, "CPU_PROGRAMS": 2},
                      "forward 1024": {"REVERSE": False, "EVICT": False, "CPU_PROGRAMS": 3, "BLOCK_V": 1024},
@@ -136,6 +156,20 @@ def test_a_wrong_unpack_fails_the_same_check():
     assert results()["quant nibbles swapped"] > 0.05
 
 
+@pytest.mark.parametrize("schedule", ["eo mode 0 split-K 2", "eo mode 1 swapped", "eo mode 2 split-K 2 grouped",
+                                      "eo mode 1 strided a", "file quant_matmul_eo.py",
+                                      "file quant_matmul_eo_magic.py"])
+def test_even_odd_candidates_match_torch(schedule):
+    """Round 4's kind eo in each conversion (int -> float, by bits, by bits with the scale on the partial product)
+    and the two candidate reference files, at the same sizes and group sizes as above (files also at M = 130)."""
+    assert results()["quant " + schedule] < 2e-3
+
+
+@pytest.mark.parametrize("f", ["quant_matmul_eo.py", "quant_matmul_eo_magic.py"])
+def test_even_odd_files_fail_on_swapped_nibbles(f):
+    assert results()["quant file nibbles swapped " + f] > 0.05
+
+
 @pytest.mark.parametrize("schedule", ["reverse evict", "forward 1024", "prefetch reverse 1024", "prefetch forward"])
 def test_cross_entropy_candidate_matches_torch_loss_and_gradient(schedule):
     """Rows with ignore_index, an all-ignored batch (NaN loss, zero gradient), one row; loss * 2 backward."""
@@ -190,3 +224,32 @@ def test_the_gate_without_its_small_size_gives_the_same_verdict_and_times_nothin
     (full, n_full), (short, n_short) = reports[True], reports[False]
     assert n_short == 15 and n_full == 21 and short["small"] is None and full["small"]["device_us"]
     assert short["category"] == full["category"] and short["speedup"] == full["speedup"] == pytest.approx(1.0)
+
+
+def test_eo_labels_and_launch_agree_on_every_switch(monkeypatch):
+    """serving_sweep._eo leaves a switch out of a row's label when it has its default; eo_w4a16 must launch with that
+    same default (batch K=1 of round 4 timed every eo row with a's strided halves because the two disagreed on
+    ASPLIT). Every eo row of sets 4 and 4b, launched into a recorder instead of the kernel."""
+    import torch
+
+    from benchmarks import serving_candidates as sc, serving_sweep as sw
+    launched = []
+
+    class Recorder:
+        def __getitem__(self, grid):
+            return lambda *args, **kw: launched.append(kw)
+
+    monkeypatch.setattr(sc, "_w4_eo", Recorder())
+    a, w, s = torch.zeros(16, 256, dtype=torch.float16), torch.zeros(128, 64, dtype=torch.uint8), \
+        torch.zeros(2, 64, dtype=torch.float16)
+    rows = [c for m in (1, 16, 128, 4096) for c in sw.B4_CONFIGS[m] + sw.B4B_CONFIGS.get(m, []) if c["kind"] == "eo"]
+    assert rows
+    for cfg in rows:
+        sc.eo_w4a16(a, w, s, 128, cfg)
+        kw = launched[-1]
+        label = sw.label(cfg)
+        assert kw["ASPLIT"] == (0 if "asplit=0" in label else 1), label
+        assert kw["SWAP"] == (1 if "swap=1" in label else 0), label
+        assert kw["GROUP_M"] == int(cfg.get("gm", 1)) and ("gm=" in label) == (kw["GROUP_M"] != 1), label
+        assert kw["UNROLL"] == int(cfg.get("unroll", 1)) and ("unroll=" in label) == (kw["UNROLL"] != 1), label
+        assert f"mode={kw['MODE']}" in label, label

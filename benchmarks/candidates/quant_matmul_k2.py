@@ -1,0 +1,88 @@
+# drill: quant-matmul
+"""The previous quant-matmul reference (speed batch 3 to round 4), kept complete for the H200 comparisons
+(benchmarks/serving_sweep.py --set 4, docs/serving.md): every k of the tile reads its byte w_packed[k // 2, n] and
+shifts it by 4 * (k % 2), so each byte is loaded twice and the float16 tile goes through shared memory before
+tl.dot. Round 4 replaced it with the even/odd kernel now in solutions/quant_matmul.py (1.3x faster at M <= 16).
+
+What it shows (the shape of GPTQ's and AWQ's Triton kernels, for this drill's packing):
+- the weights stay packed in memory: w_packed[k // 2, n] holds w[k, n] in its low nibble for even k and its high
+  nibble for odd k, two's complement (-8..7). Reading 4 bits per weight instead of 16 is the whole point: at small
+  M the GEMM is a GEMV, memory-bound on the weight bytes;
+- unpack in registers: shift by 4 * (k % 2), mask with 0xF, sign-extend (q ^ 8) - 8;
+- one float16 scale per (group of group_size rows of K, output column n). The wrapper makes BLOCK_K divide
+  group_size, so a whole K step lies in group k0 // group_size and needs one scale row (BLOCK_N,), loaded inside
+  the K loop and multiplied into the float16 weights before tl.dot (q is exact in float16, q * scale is rounded
+  once). The previous reference loaded a (BLOCK_K, BLOCK_N) tile of scales per step and multiplied every weight in
+  float32: that cost it half its time;
+- split-K for small M: at M <= 16 there are only N / BLOCK_N tiles of C, too few programs to keep 132 SMs' loads in
+  flight. SPLIT_K programs share a tile, each taking every SPLIT_K-th K step, and add their partial products into a
+  zeroed C with tl.atomic_add (float16 adds in whatever order the programs finish: the last bit of c may differ
+  from run to run);
+- masks on the M and N edges and the K tail.
+H200 (torch 2.11, triton 3.6), N = K = 8192, group 128 (docs/serving.md, speed batch 3): M = 16 in 41.7 us,
+1.14-1.17 x cuBLAS on the float16 weight over 20 runs of the speed gate (the previous reference 0.46 x); M = 1
+1.16 x (median of 10 runs, one at 0.86 x); M = 4096 0.46 x. Not the issue's 2 x at M <= 16: the int4 bytes alone would take 7 us; the work per weight
+(shift, mask, sign, conversion, scale) is what is left.
+"""
+import torch
+import triton
+import triton.language as tl
+
+SPLIT_K_SMALL = 4  # M <= 16: programs per tile of C along K
+
+
+@triton.jit
+def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
+                 stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+                 GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                 SPLIT_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):  # this program's K steps: every SPLIT_K-th one
+        k = k0 + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
+                    mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
+        w_mask = (k[:, None] < K) & (offs_n[None, :] < N)
+        packed = tl.load(w_ptr + (k[:, None] // 2) * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask, other=0)
+        q = (packed.to(tl.int32) >> ((k[:, None] % 2) * 4)) & 0xF  # even k: low nibble, odd k: high nibble
+        q = (q ^ 8) - 8                                              # two's complement: 8..15 -> -8..-1
+        # BLOCK_K divides GROUP_SIZE: the whole step lies in group k0 // GROUP_SIZE, one scale per column
+        scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
+        w = q.to(tl.float16) * scale[None, :]
+        acc = tl.dot(a, w, acc)
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if SPLIT_K == 1:
+        tl.store(c_ptrs, acc.to(tl.float16), mask=c_mask)
+    else:  # SPLIT_K programs add into the same tile of a zeroed c
+        tl.atomic_add(c_ptrs, acc.to(tl.float16), mask=c_mask, sem="relaxed")
+
+
+def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, group_size: int = 128) -> torch.Tensor:
+    M, K = a.shape
+    assert w_packed.shape[0] * 2 == K and K % group_size == 0, "K must be 2 x w_packed rows and whole groups"
+    N = w_packed.shape[1]
+    # The tiles by M (H200, N = K = 8192: docs/serving.md). M <= 16 is a decode GEMV: no tall tile, the weight
+    # bytes dominate, split K to have enough programs. Larger M is a GEMM: tall tiles reuse each dequantised
+    # weight tile BLOCK_M times, and a deeper pipeline (num_stages) hides the loads behind the dots.
+    if M <= 16:
+        BLOCK_M, BLOCK_N, BLOCK_K, SPLIT_K, warps, stages = 16, 64, 128, SPLIT_K_SMALL, 4, 3
+    elif M < 2048:
+        BLOCK_M, BLOCK_N, BLOCK_K, SPLIT_K, warps, stages = 64, 64, 128, 1, 4, 3
+    else:
+        BLOCK_M, BLOCK_N, BLOCK_K, SPLIT_K, warps, stages = 256, 128, 64, 1, 8, 4
+    BLOCK_K = min(BLOCK_K, group_size)  # divides group_size (a power of two, as GPTQ's and AWQ's): one group a step
+    SPLIT_K = max(1, min(SPLIT_K, K // BLOCK_K))  # no program without a K step
+    c = (torch.zeros if SPLIT_K > 1 else torch.empty)((M, N), device=a.device, dtype=torch.float16)
+    grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N), SPLIT_K)
+    w4a16_kernel[grid](a, w_packed, scales, c, M, N, K,
+                       a.stride(0), a.stride(1), w_packed.stride(0), w_packed.stride(1),
+                       scales.stride(0), scales.stride(1), c.stride(0), c.stride(1),
+                       GROUP_SIZE=group_size, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, SPLIT_K=SPLIT_K,
+                       num_warps=warps, num_stages=stages)
+    return c
