@@ -1,7 +1,7 @@
 # drill: quant-matmul
 # expect: indexing
 # says: the nibbles were unpacked in the wrong order
-# says: low nibble for even k
+# says: holds w[2r, n] in its low nibble and w[2r + 1, n] in its high nibble
 # Even k taken from the high nibble.
 import torch
 import triton
