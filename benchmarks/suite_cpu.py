@@ -78,7 +78,7 @@ def pytest_configure(config):
 def pytest_sessionfinish(session):
     out = os.environ.get("SUITE_CPU_OUT", "suite_cpu.json")
     files = collections.defaultdict(lambda: [0.0, 0.0, 0])
-    for nodeid, cpu, wall in _tests:
+    for nodeid, cpu, wall, *_ in _tests:
         row = files[nodeid.split("::")[0]]
         row[0] += cpu
         row[1] += wall
