@@ -8,6 +8,11 @@ direct children with what they reaped (/proc: the warm grading worker and its fo
 per test and per file totals to SUITE_CPU_OUT, plus every runner.grade (file, drill, verdict, wall seconds, the child's
 elapsed and phases, the thread that asked) to SUITE_CPU_OUT.grades. A grade prefetched in the background is counted
 in the test that was running while it ran; the total over all tests is the suite's CPU time (compare /usr/bin/time).
+Each test's row also has its start (seconds since the session's first test), and the file the load averages at the
+session's start and end: with the grades' t0 that is the session's timeline (which test ran while which grades ran).
+
+To charge every test with its own grades only, run the queue with no threads (DRILL_TEST_GRADE_THREADS=0): a test
+that asks for a verdict grades it on its own thread, so nothing runs beside it (a serial run, slower by the wall).
 """
 import collections
 import json
@@ -21,6 +26,7 @@ import pytest
 TICK = os.sysconf("SC_CLK_TCK")
 _tests: list = []
 _grades: list = []
+_start: dict = {}
 
 
 def _live_children_cpu() -> float:
@@ -48,11 +54,13 @@ def cpu_seconds() -> float:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     cpu, wall = cpu_seconds(), time.monotonic()
+    _start.setdefault("t", wall)
     yield
-    _tests.append((item.nodeid, cpu_seconds() - cpu, time.monotonic() - wall))
+    _tests.append((item.nodeid, cpu_seconds() - cpu, time.monotonic() - wall, wall - _start["t"]))
 
 
 def pytest_configure(config):
+    _start["load"] = os.getloadavg()
     from grader.run import runner
     grade = runner.grade
 
@@ -70,12 +78,13 @@ def pytest_configure(config):
 def pytest_sessionfinish(session):
     out = os.environ.get("SUITE_CPU_OUT", "suite_cpu.json")
     files = collections.defaultdict(lambda: [0.0, 0.0, 0])
-    for nodeid, cpu, wall in _tests:
+    for nodeid, cpu, wall, *_ in _tests:
         row = files[nodeid.split("::")[0]]
         row[0] += cpu
         row[1] += wall
         row[2] += 1
     with open(out, "w", encoding="utf-8") as f:
-        json.dump({"total_cpu_s": sum(t[1] for t in _tests), "files": files, "tests": _tests}, f)
+        json.dump({"total_cpu_s": sum(t[1] for t in _tests), "files": files, "tests": _tests,
+                   "t0": _start.get("t"), "load_start": _start.get("load"), "load_end": os.getloadavg()}, f)
     with open(out + ".grades", "w", encoding="utf-8") as f:
         json.dump(_grades, f)

@@ -268,3 +268,22 @@ def test_every_probe_named_in_words_has_its_chinese_label():
         for p in getattr(spec, "probes", None) or ():
             code_like = re.search(r"[=_().]|^x\d+$|^(float16|bfloat16|causal)$", p.name)
             assert code_like or p.name_zh, (spec.name, p.name)
+
+
+def test_every_yaml_file_drill_reads_parses_the_same_with_libyamls_parser_and_pythons():
+    """grader/core/yamlfile.py reads drill's YAML with libyaml's C parser where PyYAML has it: the data must be what
+    PyYAML's pure-Python safe loader gives, file by file (a file the two read differently would be a different
+    drill on a machine without libyaml)."""
+    import yaml
+
+    from grader.core import yamlfile
+
+    files = [ROOT / "texts.yaml", ROOT / "prompts.yaml", *sorted((ROOT / "drills" / "bugs").glob("*.yaml"))]
+    assert len(files) > 10 and all(f.exists() for f in files)
+    for f in files:
+        python = yamlfile.load(f, loader=yaml.SafeLoader)
+        assert python, f.name
+        assert yamlfile.load(f) == python, f.name
+    if getattr(yaml, "CSafeLoader", None) is not None:
+        assert yamlfile.SAFE_LOADER is yaml.CSafeLoader
+    assert yamlfile.load(f) is not yamlfile.load(f)  # read each time: the callers cache

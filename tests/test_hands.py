@@ -4,7 +4,6 @@ header, names typed with underscores, what is due, the mock's empty session and 
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -350,22 +349,33 @@ def test_a_long_source_line_wraps_under_its_gutter():
 
 # ---------------------------------------------------------------- the mock
 
-def test_an_empty_session_is_not_an_interview(drill_home, tmp_path):
-    env = dict(os.environ, DRILL_HOME=str(drill_home), NO_COLOR="1", DRILL_LANG="en")
-    r = subprocess.run([sys.executable, "cli.py", "mock", "--minutes", "1", "--dir", str(tmp_path / "m")],
-                       cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 1 and "not saved" in r.stdout, r.stdout + r.stderr
+@pytest.fixture
+def mock_at_eof(monkeypatch):
+    """`drill mock < /dev/null`, run in this process by click's runner (the mock's behaviour is under test, not
+    process isolation: tests/test_worker.py and tests/test_mock_pty.py run it as its own process). The mock reads
+    its own descriptor (tui.StdinInput: select and os.read); click's runner has none, so it gets /dev/null's. Its
+    grades would fork from the session's warm worker (`worker.warm` nests)."""
+    fd = os.open(os.devnull, os.O_RDONLY)
+    real = tui.StdinInput
+    monkeypatch.setattr(tui, "StdinInput", lambda _fd=None: real(fd))
+
+    def invoke(*args):
+        return CliRunner().invoke(cli.main, ["mock", *args], env={"DRILL_LANG": "en"}, catch_exceptions=False)
+    yield invoke
+    os.close(fd)
+
+
+def test_an_empty_session_is_not_an_interview(drill_home, tmp_path, mock_at_eof):
+    r = mock_at_eof("--minutes", "1", "--dir", str(tmp_path / "m"))
+    assert r.exit_code == 1 and "not saved" in r.stdout, r.output
     assert Store(drill_home).read()["mocks"] == []
     assert "Traceback" not in r.stderr
 
 
-def test_a_tensor_core_drill_says_its_clock(drill_home, tmp_path):
-    code = ("import sys; import coach.mock.interview as M; M.pick_drills = lambda *a, **k: ['attention']; "
-            "import cli; sys.argv = ['drill'] + sys.argv[1:]; cli.run()")
-    env = dict(os.environ, DRILL_HOME=str(drill_home), NO_COLOR="1", DRILL_LANG="en", PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-c", code, "mock", "--dir", str(tmp_path / "m")], cwd=str(ROOT), env=env,
-                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
-    assert "40 min of coding" in r.stdout and "attention is a longer drill" in r.stdout, r.stdout + r.stderr
+def test_a_tensor_core_drill_says_its_clock(drill_home, tmp_path, mock_at_eof, monkeypatch):
+    monkeypatch.setattr(M, "pick_drills", lambda *a, **k: ["attention"])
+    r = mock_at_eof("--dir", str(tmp_path / "m"))
+    assert "40 min of coding" in r.stdout and "attention is a longer drill" in r.stdout, r.output
     short = tui.clock_note(["attention"], 3.0, 3.0, "en")
     assert "usually takes 40 min" in short and "3 min" in short
     assert tui.clock_note(["mask"], None, 10.0, "en") is None and tui.clock_note(["mask"], 3.0, 3.0, "zh") is None

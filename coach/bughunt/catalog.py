@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 import drills
+from grader.core import yamlfile
 from grader.core.spec import ROOT
 
 BUGS = ROOT / "drills" / "bugs"
@@ -76,8 +75,7 @@ def _files() -> list[Path]:
 
 @lru_cache(maxsize=None)
 def load_file(path: Path) -> tuple:
-    with open(path, encoding="utf-8") as f:
-        data = yaml.safe_load(f) or {}
+    data = yamlfile.load(path) or {}
     solution = data.get("solution") or f"{path.stem}.py"
     out = []
     for b in data.get("bugs") or []:

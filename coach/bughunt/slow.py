@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 import drills
 from coach.bughunt import catalog, hunts
 from coach.bughunt.flow import tr
 from coach.store import Store
 from coach.ui import console
+from grader.core import yamlfile
 from grader.core.spec import ROOT
 from grader.reporting.i18n import pick
 from grader.core import catalog as texts
@@ -52,8 +51,7 @@ class Slow:
 
 @lru_cache(maxsize=None)
 def _load(path: Path) -> tuple:
-    with open(path, encoding="utf-8") as f:
-        data = yaml.safe_load(f) or {}
+    data = yamlfile.load(path) or {}
     solution = data.get("solution") or f"{path.stem}.py"
     return tuple(Slow(id=s["id"], solution=solution, cause=s["cause"], measure=s.get("measure"), at=s.get("at"),
                       explain=s.get("explain") or {}, find=s.get("find", ""), replace=s.get("replace", ""),

@@ -467,8 +467,14 @@ def main(argv=None) -> int:
     p.add_argument("--cold", metavar="DIR", default=None,
                    help="fresh Inductor and Triton caches in DIR, which must not exist (an honest cold compile)")
     a = p.parse_args(argv)
+    speedups = None
     if a.device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported
+        try:  # the interpreter's speedups a CPU grade runs with (value for value the same: tests/test_interp_speed.py)
+            from grader.watch.interp_speed import interpreter_speedups
+            speedups = interpreter_speedups()
+        except Exception as e:  # noqa: BLE001 - best effort: the capture runs without them
+            speedups = {"error": f"{type(e).__name__}: {e}"}
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # triton 3.9 warns when unset; 1 is its default
     if a.cold:
         os.makedirs(a.cold)
@@ -478,6 +484,7 @@ def main(argv=None) -> int:
     try:
         result = capture(a.drill, a.device, a.backend)
         result["cold_cache"] = bool(a.cold)
+        result["interpreter_speedups"] = speedups
         result["limits"] = device_limit_facts(a.drill, result)
     except BaseException as e:
         result = {"error": {"type": type(e).__name__, "message": str(e)[:2000],

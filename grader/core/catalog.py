@@ -11,8 +11,7 @@ import re
 import string
 from functools import lru_cache
 
-import yaml
-
+from grader.core import yamlfile
 from grader.core.spec import ROOT
 
 CATALOG = ROOT / "texts.yaml"
@@ -25,8 +24,7 @@ class CatalogError(LookupError):
 
 @lru_cache(maxsize=1)
 def load() -> dict:
-    with open(CATALOG, encoding="utf-8") as f:
-        return yaml.safe_load(f) or {}
+    return yamlfile.load(CATALOG) or {}
 
 
 def table(key: str) -> dict:

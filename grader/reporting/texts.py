@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import yaml
-
+from grader.core import yamlfile
 from grader.core.spec import ROOT
 
 PROMPTS = ROOT / "prompts.yaml"
@@ -12,8 +11,7 @@ PROMPTS = ROOT / "prompts.yaml"
 
 @lru_cache(maxsize=1)
 def load() -> dict:
-    with open(PROMPTS, encoding="utf-8") as f:
-        return yaml.safe_load(f) or {}
+    return yamlfile.load(PROMPTS) or {}
 
 
 def drill_texts(name: str) -> dict:

@@ -31,9 +31,14 @@ def install() -> dict:
     import torch
 
     torch.set_num_threads(1)
-    return {"torch_threads": 1, "overflow_check_skipped": skip_discarded_overflow_check(),
-            "type_caches": cache_interpreter_types(), "type_inits": faster_type_inits(),
-            "same_shape_broadcast": same_shape_broadcast()}
+    return {"torch_threads": 1, **interpreter_speedups()}
+
+
+def interpreter_speedups() -> dict:
+    """The interpreter's own speedups, without touching torch's threads: for a process that runs Triton's interpreter
+    but also times torch on the CPU (`drill inductor`'s CPU capture runs Inductor's generated Triton under it)."""
+    return {"overflow_check_skipped": skip_discarded_overflow_check(), "type_caches": cache_interpreter_types(),
+            "type_inits": faster_type_inits(), "same_shape_broadcast": same_shape_broadcast()}
 
 
 def skip_discarded_overflow_check() -> bool:
