@@ -13,23 +13,26 @@
 # 3. If a cooperative schedule is the fastest and time is left: its CUDA grade, then its gate
 #    (benchmarks/gate_calibration.py beside the known-slow version).
 # Proves: whether one read reaches <= 1298 µs (2 x torch.compile's 2595 µs), and what the wait costs (FLAG vs the
-# acq_rel counter, PIPE on / off, G, warps, programs per SM).
+# acq_rel counter, PIPE 0 / 1 / 2 rows ahead, G, warps, programs per SM; PROGRAMS_PER_SM = 2 only where
+# benchmarks/ce_coop_compile.py says two fit an SM).
 start=$(date +%s)
 el() { echo $(( $(date +%s) - start )); }
 python -c "import torch, triton; p = torch.cuda.get_device_properties(0); print(torch.__version__, triton.__version__, p.name, p.multi_processor_count, 'SMs')"
 C=benchmarks/candidates/cross_entropy_coop.py
 SPECS=(
-  "$C:GROUP=8,NUM_WARPS=16"
-  "$C:GROUP=8,NUM_WARPS=16,PIPE=False"
-  "$C:GROUP=8,NUM_WARPS=16,FLAG=False"
-  "$C:GROUP=8,NUM_WARPS=16,FLAG=False,PIPE=False"
-  "$C:GROUP=16,NUM_WARPS=8"
-  "$C:GROUP=16,NUM_WARPS=8,PIPE=False"
-  "$C:GROUP=16,NUM_WARPS=16"
-  "$C:GROUP=16,NUM_WARPS=16,PROGRAMS_PER_SM=2"
-  "$C:GROUP=16,NUM_WARPS=8,PROGRAMS_PER_SM=2"
-  "$C:GROUP=4,NUM_WARPS=16"
-  "$C:GROUP=8,NUM_WARPS=32"
+  "$C:GROUP=8,NUM_WARPS=16,PIPE=1"
+  "$C:GROUP=8,NUM_WARPS=16,PIPE=0"
+  "$C:GROUP=8,NUM_WARPS=16,PIPE=2"
+  "$C:GROUP=8,NUM_WARPS=16,FLAG=False,PIPE=1"
+  "$C:GROUP=8,NUM_WARPS=16,FLAG=False,PIPE=0"
+  "$C:GROUP=16,NUM_WARPS=8,PIPE=1"
+  "$C:GROUP=16,NUM_WARPS=8,PIPE=2"
+  "$C:GROUP=16,NUM_WARPS=8,PIPE=2,PROGRAMS_PER_SM=2"
+  "$C:GROUP=16,NUM_WARPS=16,PIPE=1"
+  "$C:GROUP=16,NUM_WARPS=16,PIPE=1,PROGRAMS_PER_SM=2"
+  "$C:GROUP=16,NUM_WARPS=16,PIPE=2"
+  "$C:GROUP=4,NUM_WARPS=16,PIPE=1"
+  "$C:GROUP=8,NUM_WARPS=32,PIPE=2"
 )
 mkdir -p "$OUT/pre"
 (timeout 40 python benchmarks/ce_coop_compile.py > "$OUT/compile_sm90.txt" 2>&1) &
@@ -52,7 +55,7 @@ for i in "${!SPECS[@]}"; do
   if [ "$rc" = "rc=0" ]; then passed+=(--candidate "${SPECS[$i]}"); fi
   if [ "$rc" != "rc=0" ]; then grep -E "Error|error" "$OUT/pre/$i.log" | grep -v -i warn | tail -3; fi
 done
-echo "== ${#passed[@]} / 2 args: ${passed[*]}"
+echo "== $(( ${#passed[@]} / 2 )) of ${#SPECS[@]} schedules passed the preflight"
 H=benchmarks/candidates/cross_entropy_hints.py
 left=$(( 140 - $(el) ))
 timeout $(( left > 75 ? 75 : left )) python benchmarks/cross_entropy.py --out "$OUT" --rounds 3 --configs 8192x16 \

@@ -22,8 +22,9 @@ Schedule (a persistent, cooperative kernel):
   `tl.atomic_add(cnt, 1, sem="acq_rel", scope="gpu")`, a spin on `tl.atomic_add(cnt, 0, sem="acquire")` until it
   reads G, then the partials read with cache_modifier=".cg" (L2, not the SM's incoherent L1). One counter per row,
   zeroed per call, so no counter is reset mid-run and no goal has to grow.
-- PIPE = True: the next row's chunk (and target) is loaded before the wait, so its load is in flight while the
-  program waits for its siblings (two register buffers: the current row in float32, the next in the logits' dtype).
+- PIPE = 1: the next row's chunk (and target) is loaded before the wait, so its load is in flight while the
+  program waits for its siblings (two register buffers: the current row in float32, the next in the logits' dtype);
+  PIPE = 2: two rows ahead (three buffers); PIPE = 0: the next row loaded after this one's gradient.
 Why the wait cannot deadlock on a GPU: every program is resident at once. With PROGRAMS_PER_SM = 1 the grid is at
 most the SM count, and one program of this kernel always fits an idle SM (ptxas bounds the registers by the launch's
 thread count; Triton refuses shared memory beyond the SM's); the kernels before and after it in the stream are not
@@ -44,7 +45,7 @@ GROUP = 8            # programs per row on a GPU (G); raised when a chunk would 
 NUM_WARPS = 16       # per program (fewer for small blocks: at most BLOCK / 256)
 PROGRAMS_PER_SM = 1  # resident programs per SM the grid is sized for (1: always resident, see the docstring)
 FLAG = True          # the partials as their own ready flags (else a per-row acq_rel counter)
-PIPE = True          # the next row's chunk loaded before waiting for this row's siblings
+PIPE = 1             # 1: the next row's chunk loaded before waiting for this row's siblings; 2: two rows ahead; 0: after
 CPU_GROUPS = 4       # groups on the CPU (G = 1 there): each walks several rows, as on a GPU
 MAX_BLOCK = 32768    # the largest chunk held in registers (elements)
 BLOCK_T = 1024       # targets per step of the counting and summing kernels
@@ -77,6 +78,10 @@ def _ce_coop(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ign
     grp64 = grp.to(tl.int64)
     x = tl.load(X + grp64 * stride + cols, mask=in_v & (cols * 0 + y != ignore_index), other=float("-inf"))
     y_n = tl.load(Target + grp + n_groups, mask=grp + n_groups < T, other=ignore_index)
+    if PIPE == 2:  # two rows ahead: the next row's chunk before the loop, the one after it in each iteration
+        x_n = tl.load(X + (grp64 + n_groups) * stride + cols, mask=in_v & (cols * 0 + y_n != ignore_index),
+                      other=float("-inf"))
+        y_nn = tl.load(Target + grp + 2 * n_groups, mask=grp + 2 * n_groups < T, other=ignore_index)
     for row in range(grp, T, n_groups):
         row64 = grp64 + (row - grp)  # int64 (the interpreter's loop variable is a Python int)
         base = row64 * stride
@@ -98,7 +103,11 @@ def _ce_coop(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ign
             tl.debug_barrier()  # every thread's stores before the one thread's release
             tl.atomic_add(Cnt + row, 1, sem="acq_rel", scope="gpu")
         nrow = row + n_groups
-        if PIPE:  # the next row in flight while this one waits
+        if PIPE == 2:
+            x_nn = tl.load(X + (row64 + 2 * n_groups) * stride + cols,
+                           mask=in_v & (cols * 0 + y_nn != ignore_index), other=float("-inf"))
+            y_nnn = tl.load(Target + nrow + 2 * n_groups, mask=nrow + 2 * n_groups < T, other=ignore_index)
+        elif PIPE:  # the next row in flight while this one waits
             x_n = tl.load(X + (row64 + n_groups) * stride + cols, mask=in_v & (cols * 0 + y_n != ignore_index),
                           other=float("-inf"))
             y_nn = tl.load(Target + nrow + n_groups, mask=nrow + n_groups < T, other=ignore_index)
@@ -128,6 +137,9 @@ def _ce_coop(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ign
         x = x_n
         y = y_n
         y_n = y_nn
+        if PIPE == 2:
+            x_n = x_nn
+            y_nn = y_nnn
 
 
 @triton.jit
