@@ -4,13 +4,15 @@
 # cooperative kernel: the programs wait for their siblings). For the lead's H200 batch, under 150 s:
 #   cd CHECKOUT && export PYTHONPATH=$PWD && OUT=DIR bash benchmarks/h200_ce_coop.sh > DIR/log.txt 2>&1
 # 0. benchmarks/ce_coop_compile.py with this machine's Triton (3.6): registers and spills per schedule (CPU only).
-# 1. Every schedule checked in a process of its own under `timeout 50`, all at once (benchmarks/ce_coop_preflight.py:
+# 1. Every schedule checked in a process of its own under `timeout 45`, all at once (benchmarks/ce_coop_preflight.py:
 #    small cases against float64, then the full size twice: loss, 512 rows' gradient, ignored rows 0, the two runs
 #    bitwise equal): a schedule that deadlocks costs its own timeout, not the batch.
 # 2. benchmarks/cross_entropy.py on the schedules that passed, beside the shipped reference, batch 2's fastest hinted
 #    schedule, torch.compile(dynamic=False) and eager: float64 checks at full size, peak extra memory, 3 alternating
 #    rounds of do_bench.
-# 3. If a cooperative schedule is the fastest and time is left: its CUDA grade, then its gate
+# 3. benchmarks/ce_coop_probe.py: two schedules with and without the wait (WAIT=False: wrong values, timed only)
+#    beside logits.mul_(1.0), the memory floor of one read and one write: what the wait costs, what the rest costs.
+# 4. If a cooperative schedule is the fastest and time is left: its CUDA grade, then its gate
 #    (benchmarks/gate_calibration.py beside the known-slow version).
 # Proves: whether one read reaches <= 1298 µs (2 x torch.compile's 2595 µs), and what the wait costs (FLAG vs the
 # acq_rel counter, PIPE 0 / 1 / 2 rows ahead, G, warps, programs per SM; PROGRAMS_PER_SM = 2 only where
@@ -39,7 +41,7 @@ mkdir -p "$OUT/pre"
 cpid=$!
 pids=()
 for i in "${!SPECS[@]}"; do
-  (timeout 50 python benchmarks/ce_coop_preflight.py "${SPECS[$i]}" --out "$OUT/pre/$i.json" > "$OUT/pre/$i.log" 2>&1;
+  (timeout 45 python benchmarks/ce_coop_preflight.py "${SPECS[$i]}" --out "$OUT/pre/$i.json" > "$OUT/pre/$i.log" 2>&1;
    echo "rc=$?" >> "$OUT/pre/$i.log") &
   pids+=($!)
 done
@@ -58,10 +60,16 @@ done
 echo "== $(( ${#passed[@]} / 2 )) of ${#SPECS[@]} schedules passed the preflight"
 H=benchmarks/candidates/cross_entropy_hints.py
 left=$(( 140 - $(el) ))
-timeout $(( left > 75 ? 75 : left )) python benchmarks/cross_entropy.py --out "$OUT" --rounds 3 --configs 8192x16 \
+timeout $(( left > 60 ? 60 : left )) python benchmarks/cross_entropy.py --out "$OUT" --rounds 3 --configs 8192x16 \
   --check-budget-s 45 --candidate $H:BLOCK_V=8192,NUM_WARPS=8,REVERSE=True,EVICT=True "${passed[@]}" 2>&1 \
   | grep -vE "Warning|warn_once"
-echo "bench rc=$? at $(el) s"
+echo "bench rc=${PIPESTATUS[0]} at $(el) s"
+left=$(( 146 - $(el) ))
+if [ "$left" -gt 12 ]; then
+  timeout $(( left > 25 ? 25 : left )) python benchmarks/ce_coop_probe.py --out "$OUT" \
+    "$C:GROUP=8,NUM_WARPS=16,PIPE=1" "$C:GROUP=16,NUM_WARPS=8,PIPE=2" 2>&1 | grep -vE "Warning|warn_once"
+  echo "probe rc=${PIPESTATUS[0]} at $(el) s"
+fi
 best="$OUT/cross_entropy_coop_best.py"
 if [ -f "$best" ] && python - "$OUT/cross_entropy.json" <<'PY'
 import json, sys
@@ -73,7 +81,7 @@ then
   left=$(( 146 - $(el) ))
   if [ "$left" -gt 25 ]; then
     timeout 25 python cli.py grade "$best" --device cuda --lang en 2>&1 | grep -vE "Warning|warn_once" | head -30
-    echo "grade rc=$? at $(el) s"
+    echo "grade rc=${PIPESTATUS[0]} at $(el) s"
   fi
   left=$(( 146 - $(el) ))
   if [ "$left" -gt 25 ]; then
@@ -81,7 +89,7 @@ then
       --out "$OUT" --tag ce_coop_best --version "best=$best" \
       --version "known-slow=solutions/cross_entropy.py:BLOCK_V=128,NUM_WARPS=1" --factor 1.5 --factor 2.0 --factor 2.5 \
       2>&1 | grep -vE "Warning|run_backward" | tail -30
-    echo "gate rc=$? at $(el) s"
+    echo "gate rc=${PIPESTATUS[0]} at $(el) s"
   fi
 fi
 echo "total $(el) s"

@@ -47,6 +47,7 @@ PROGRAMS_PER_SM = 1  # resident programs per SM the grid is sized for (1: always
 FLAG = True          # the partials as their own ready flags (else a per-row acq_rel counter)
 PIPE = 1             # 1: the next row's chunk loaded before waiting for this row's siblings; 2: two rows ahead; 0: after
 CPU_GROUPS = 4       # groups on the CPU (G = 1 there): each walks several rows, as on a GPU
+WAIT = True          # False: no wait for the siblings (wrong values; benchmarks/ce_coop_probe.py times the wait's cost)
 MAX_BLOCK = 32768    # the largest chunk held in registers (elements)
 BLOCK_T = 1024       # targets per step of the counting and summing kernels
 
@@ -63,7 +64,8 @@ def _count_valid(Target, NValid, T, ignore_index, BLOCK: tl.constexpr):
 
 @triton.jit
 def _ce_coop(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ignore_index, n_groups,
-             G: tl.constexpr, BLOCK: tl.constexpr, FLAG: tl.constexpr, PIPE: tl.constexpr):
+             G: tl.constexpr, BLOCK: tl.constexpr, FLAG: tl.constexpr, PIPE: tl.constexpr,
+             WAIT: tl.constexpr = True):
     pid = tl.program_id(0)
     grp = pid // G
     j = pid % G
@@ -113,14 +115,16 @@ def _ce_coop(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ign
             y_nn = tl.load(Target + nrow + n_groups, mask=nrow + n_groups < T, other=ignore_index)
         if FLAG:
             p = tl.load(Part + row * G + lanes, volatile=True)
-            while (tl.sum((p == 0).to(tl.int32), axis=0) > 0) & valid:
-                p = tl.load(Part + row * G + lanes, volatile=True)
+            if WAIT:
+                while (tl.sum((p == 0).to(tl.int32), axis=0) > 0) & valid:
+                    p = tl.load(Part + row * G + lanes, volatile=True)
             mj = (p >> 32).to(tl.int32).to(tl.float32, bitcast=True)
             sj = (p & 0xFFFFFFFF).to(tl.int32).to(tl.float32, bitcast=True)
         else:
             c = tl.atomic_add(Cnt + row, 0, sem="acquire", scope="gpu")
-            while (c < G) & valid:
-                c = tl.atomic_add(Cnt + row, 0, sem="acquire", scope="gpu")
+            if WAIT:
+                while (c < G) & valid:
+                    c = tl.atomic_add(Cnt + row, 0, sem="acquire", scope="gpu")
             mj = tl.load(PartM + row * G + lanes, cache_modifier=".cg")
             sj = tl.load(PartS + row * G + lanes, cache_modifier=".cg")
         big = tl.max(mj, axis=0)
@@ -198,7 +202,7 @@ class CrossEntropy(torch.autograd.Function):
             cnt = torch.zeros((T,), dtype=torch.int32, device=dev)
         _count_valid[(1,)](target, n_valid, T, ignore_index, BLOCK=BLOCK_T)
         _ce_coop[(n_groups * g,)](logits, logits.stride(0), target, loss_rows, n_valid, part, part_m, part_s, cnt,
-                                  T, V, ignore_index, n_groups, G=g, BLOCK=block, FLAG=FLAG, PIPE=PIPE,
+                                  T, V, ignore_index, n_groups, G=g, BLOCK=block, FLAG=FLAG, PIPE=PIPE, WAIT=WAIT,
                                   num_warps=max(1, min(NUM_WARPS, block // 256)))
         _mean_loss[(1,)](loss_rows, n_valid, loss, T, BLOCK=BLOCK_T)
         ctx.save_for_backward(logits.detach())  # now holds the gradient of the mean loss
