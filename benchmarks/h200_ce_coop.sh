@@ -15,7 +15,8 @@
 # 4. If a cooperative schedule is the fastest and time is left: its CUDA grade, then its gate
 #    (benchmarks/gate_calibration.py beside the known-slow version).
 # Proves: whether one read reaches <= 1298 µs (2 x torch.compile's 2595 µs), and what the wait costs (FLAG vs the
-# acq_rel counter, PIPE 0 / 1 / 2 rows ahead, G, warps, programs per SM; PROGRAMS_PER_SM = 2 only where
+# acq_rel counter, PIPE 0 / 1 / 2 rows ahead, AHEAD (row k + 1 published before row k's wait), G, warps,
+# programs per SM; PROGRAMS_PER_SM = 2 only where
 # benchmarks/ce_coop_compile.py says two fit an SM).
 start=$(date +%s)
 el() { echo $(( $(date +%s) - start )); }
@@ -26,15 +27,16 @@ SPECS=(
   "$C:GROUP=8,NUM_WARPS=16,PIPE=0"
   "$C:GROUP=8,NUM_WARPS=16,PIPE=2"
   "$C:GROUP=8,NUM_WARPS=16,FLAG=False,PIPE=1"
-  "$C:GROUP=8,NUM_WARPS=16,FLAG=False,PIPE=0"
-  "$C:GROUP=16,NUM_WARPS=8,PIPE=1"
   "$C:GROUP=16,NUM_WARPS=8,PIPE=2"
   "$C:GROUP=16,NUM_WARPS=8,PIPE=2,PROGRAMS_PER_SM=2"
   "$C:GROUP=16,NUM_WARPS=16,PIPE=1"
   "$C:GROUP=16,NUM_WARPS=16,PIPE=1,PROGRAMS_PER_SM=2"
   "$C:GROUP=16,NUM_WARPS=16,PIPE=2"
-  "$C:GROUP=4,NUM_WARPS=16,PIPE=1"
   "$C:GROUP=8,NUM_WARPS=32,PIPE=2"
+  "$C:GROUP=8,NUM_WARPS=16,AHEAD=True"
+  "$C:GROUP=8,NUM_WARPS=16,AHEAD=True,FLAG=False"
+  "$C:GROUP=16,NUM_WARPS=16,AHEAD=True"
+  "$C:GROUP=8,NUM_WARPS=32,AHEAD=True"
 )
 mkdir -p "$OUT/pre"
 (timeout 40 python benchmarks/ce_coop_compile.py > "$OUT/compile_sm90.txt" 2>&1) &
@@ -67,7 +69,7 @@ echo "bench rc=${PIPESTATUS[0]} at $(el) s"
 left=$(( 146 - $(el) ))
 if [ "$left" -gt 12 ]; then
   timeout $(( left > 25 ? 25 : left )) python benchmarks/ce_coop_probe.py --out "$OUT" \
-    "$C:GROUP=8,NUM_WARPS=16,PIPE=1" "$C:GROUP=16,NUM_WARPS=8,PIPE=2" 2>&1 | grep -vE "Warning|warn_once"
+    "$C:GROUP=8,NUM_WARPS=16,PIPE=1" "$C:GROUP=8,NUM_WARPS=16,AHEAD=True" 2>&1 | grep -vE "Warning|warn_once"
   echo "probe rc=${PIPESTATUS[0]} at $(el) s"
 fi
 best="$OUT/cross_entropy_coop_best.py"

@@ -25,6 +25,11 @@ Schedule (a persistent, cooperative kernel):
 - PIPE = 1: the next row's chunk (and target) is loaded before the wait, so its load is in flight while the
   program waits for its siblings (two register buffers: the current row in float32, the next in the logits' dtype);
   PIPE = 2: two rows ahead (three buffers); PIPE = 0: the next row loaded after this one's gradient.
+- AHEAD = True (`_ce_coop_ahead`): the partials are published a row ahead too. In iteration k a program issues the
+  load of row k + 2, publishes row k + 1's partial (its chunk loaded an iteration earlier), and only then waits for
+  row k's G partials, which its siblings published during their iteration k - 1: the wait rarely spins, and the
+  row's barrier latency is off the critical path. No deadlock: publishing row k + 1 waits on nothing but the
+  program's own loads, so by induction every row's partials are published.
 Why the wait cannot deadlock on a GPU: every program is resident at once. With PROGRAMS_PER_SM = 1 the grid is at
 most the SM count, and one program of this kernel always fits an idle SM (ptxas bounds the registers by the launch's
 thread count; Triton refuses shared memory beyond the SM's); the kernels before and after it in the stream are not
@@ -47,6 +52,7 @@ PROGRAMS_PER_SM = 1  # resident programs per SM the grid is sized for (1: always
 FLAG = True          # the partials as their own ready flags (else a per-row acq_rel counter)
 PIPE = 1             # 1: the next row's chunk loaded before waiting for this row's siblings; 2: two rows ahead; 0: after
 CPU_GROUPS = 4       # groups on the CPU (G = 1 there): each walks several rows, as on a GPU
+AHEAD = False        # True: _ce_coop_ahead (row k + 1 published before row k's wait; PIPE then unused)
 WAIT = True          # False: no wait for the siblings (wrong values; benchmarks/ce_coop_probe.py times the wait's cost)
 MAX_BLOCK = 32768    # the largest chunk held in registers (elements)
 BLOCK_T = 1024       # targets per step of the counting and summing kernels
@@ -147,6 +153,91 @@ def _ce_coop(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ign
 
 
 @triton.jit
+def _publish(X, stride, Part, PartM, PartS, Cnt, row, T, j, lo, cols, x, y, ignore_index,
+             G: tl.constexpr, BLOCK: tl.constexpr, FLAG: tl.constexpr):
+    """Publish chunk j's (max, sum of exp) of `row` (nothing past T); return the target's logit (0 unless the
+    target is in this chunk)."""
+    xf = x.to(tl.float32)
+    m = tl.max(xf, axis=0)
+    s = tl.sum(tl.exp(xf - m), axis=0)
+    s = tl.where(m == float("-inf"), 0.0, s)
+    slot = row * G + j
+    here = row < T
+    if FLAG:
+        packed = (m.to(tl.int32, bitcast=True).to(tl.int64) << 32) | \
+            (s.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF)
+        tl.atomic_xchg(Part + slot, packed, mask=here, sem="relaxed")
+    else:
+        tl.store(PartM + slot, m, mask=here)
+        tl.store(PartS + slot, s, mask=here)
+        tl.debug_barrier()
+        tl.atomic_add(Cnt + row, 1, mask=here, sem="acq_rel", scope="gpu")
+    owner = (y != ignore_index) & (y >= lo) & (y < lo + BLOCK)
+    return tl.load(X + row.to(tl.int64) * stride + y, mask=owner, other=0.0).to(tl.float32)
+
+
+@triton.jit
+def _ce_coop_ahead(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ignore_index, n_groups,
+                   G: tl.constexpr, BLOCK: tl.constexpr, FLAG: tl.constexpr, WAIT: tl.constexpr = True):
+    """AHEAD: row k + 1's partial is published before row k's wait, so the siblings' partials of row k were
+    published an iteration earlier and the wait rarely spins; chunks are loaded two rows ahead. No deadlock: a
+    program publishes row k + 1 without waiting for anything but its own loads, so by induction on k every row's
+    G partials are published."""
+    pid = tl.program_id(0)
+    grp = pid // G
+    j = pid % G
+    lo = j * BLOCK
+    cols = lo + tl.arange(0, BLOCK)
+    in_v = cols < V
+    lanes = tl.arange(0, G)
+    inv_n = 1.0 / tl.load(NValid)
+    grp64 = grp.to(tl.int64)
+    ng = n_groups
+    y0 = tl.load(Target + grp)
+    x0 = tl.load(X + grp64 * stride + cols, mask=in_v & (cols * 0 + y0 != ignore_index), other=float("-inf"))
+    y1 = tl.load(Target + grp + ng, mask=grp + ng < T, other=ignore_index)
+    x1 = tl.load(X + (grp64 + ng) * stride + cols, mask=in_v & (cols * 0 + y1 != ignore_index), other=float("-inf"))
+    y2 = tl.load(Target + grp + 2 * ng, mask=grp + 2 * ng < T, other=ignore_index)
+    xy0 = _publish(X, stride, Part, PartM, PartS, Cnt, grp, T, j, lo, cols, x0, y0, ignore_index, G, BLOCK, FLAG)
+    for row in range(grp, T, ng):
+        row64 = grp64 + (row - grp)
+        x2 = tl.load(X + (row64 + 2 * ng) * stride + cols, mask=in_v & (cols * 0 + y2 != ignore_index),
+                     other=float("-inf"))
+        y3 = tl.load(Target + row + 3 * ng, mask=row + 3 * ng < T, other=ignore_index)
+        xy1 = _publish(X, stride, Part, PartM, PartS, Cnt, row + ng, T, j, lo, cols, x1, y1, ignore_index,
+                       G, BLOCK, FLAG)
+        valid = y0 != ignore_index
+        if FLAG:
+            p = tl.load(Part + row * G + lanes, volatile=True)
+            if WAIT:
+                while (tl.sum((p == 0).to(tl.int32), axis=0) > 0) & valid:
+                    p = tl.load(Part + row * G + lanes, volatile=True)
+            mj = (p >> 32).to(tl.int32).to(tl.float32, bitcast=True)
+            sj = (p & 0xFFFFFFFF).to(tl.int32).to(tl.float32, bitcast=True)
+        else:
+            c = tl.atomic_add(Cnt + row, 0, sem="acquire", scope="gpu")
+            if WAIT:
+                while (c < G) & valid:
+                    c = tl.atomic_add(Cnt + row, 0, sem="acquire", scope="gpu")
+            mj = tl.load(PartM + row * G + lanes, cache_modifier=".cg")
+            sj = tl.load(PartS + row * G + lanes, cache_modifier=".cg")
+        big = tl.max(mj, axis=0)
+        lse = big + tl.log(tl.sum(tl.where(mj == float("-inf"), 0.0, sj * tl.exp(mj - big)), axis=0))
+        g = tl.exp(x0.to(tl.float32) - lse)
+        g = tl.where(cols == y0, g - 1.0, g) * inv_n
+        g = tl.where(valid, g, 0.0)
+        tl.store(X + row64 * stride + cols, g.to(X.dtype.element_ty), mask=in_v)
+        owner = valid & (y0 >= lo) & (y0 < lo + BLOCK)
+        tl.store(Loss + row, tl.where(valid, lse - xy0, 0.0), mask=owner | ((j == 0) & (y0 == ignore_index)))
+        x0 = x1
+        x1 = x2
+        y0 = y1
+        y1 = y2
+        y2 = y3
+        xy0 = xy1
+
+
+@triton.jit
 def _mean_loss(Loss, NValid, Out, T, BLOCK: tl.constexpr):
     acc = tl.zeros([BLOCK], dtype=tl.float32)
     for off in range(0, T, BLOCK):
@@ -201,9 +292,13 @@ class CrossEntropy(torch.autograd.Function):
             part_s = torch.empty((T, g), dtype=torch.float32, device=dev)
             cnt = torch.zeros((T,), dtype=torch.int32, device=dev)
         _count_valid[(1,)](target, n_valid, T, ignore_index, BLOCK=BLOCK_T)
-        _ce_coop[(n_groups * g,)](logits, logits.stride(0), target, loss_rows, n_valid, part, part_m, part_s, cnt,
-                                  T, V, ignore_index, n_groups, G=g, BLOCK=block, FLAG=FLAG, PIPE=PIPE, WAIT=WAIT,
-                                  num_warps=max(1, min(NUM_WARPS, block // 256)))
+        warps = max(1, min(NUM_WARPS, block // 256))
+        args = (logits, logits.stride(0), target, loss_rows, n_valid, part, part_m, part_s, cnt, T, V, ignore_index,
+                n_groups)
+        if AHEAD:
+            _ce_coop_ahead[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=FLAG, WAIT=WAIT, num_warps=warps)
+        else:
+            _ce_coop[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=FLAG, PIPE=PIPE, WAIT=WAIT, num_warps=warps)
         _mean_loss[(1,)](loss_rows, n_valid, loss, T, BLOCK=BLOCK_T)
         ctx.save_for_backward(logits.detach())  # now holds the gradient of the mean loss
         ctx.block = min(8192, triton.next_power_of_2(V))
