@@ -23,20 +23,20 @@ el() { echo $(( $(date +%s) - start )); }
 python -c "import torch, triton; p = torch.cuda.get_device_properties(0); print(torch.__version__, triton.__version__, p.name, p.multi_processor_count, 'SMs')"
 C=benchmarks/candidates/cross_entropy_coop.py
 SPECS=(
-  "$C:GROUP=8,NUM_WARPS=16,PIPE=1"
-  "$C:GROUP=8,NUM_WARPS=16,PIPE=0"
-  "$C:GROUP=8,NUM_WARPS=16,PIPE=2"
-  "$C:GROUP=8,NUM_WARPS=16,FLAG=False,PIPE=1"
-  "$C:GROUP=16,NUM_WARPS=8,PIPE=2"
-  "$C:GROUP=16,NUM_WARPS=8,PIPE=2,PROGRAMS_PER_SM=2"
-  "$C:GROUP=16,NUM_WARPS=16,PIPE=1"
-  "$C:GROUP=16,NUM_WARPS=16,PIPE=1,PROGRAMS_PER_SM=2"
-  "$C:GROUP=16,NUM_WARPS=16,PIPE=2"
-  "$C:GROUP=8,NUM_WARPS=32,PIPE=2"
   "$C:GROUP=8,NUM_WARPS=16,AHEAD=True"
-  "$C:GROUP=8,NUM_WARPS=16,AHEAD=True,FLAG=False"
+  "$C:GROUP=8,NUM_WARPS=16,PIPE=1"
   "$C:GROUP=16,NUM_WARPS=16,AHEAD=True"
+  "$C:GROUP=16,NUM_WARPS=16,PIPE=1,PROGRAMS_PER_SM=2"
   "$C:GROUP=8,NUM_WARPS=32,AHEAD=True"
+  "$C:GROUP=8,NUM_WARPS=16,PIPE=2"
+  "$C:GROUP=16,NUM_WARPS=8,PIPE=2,PROGRAMS_PER_SM=2"
+  "$C:GROUP=8,NUM_WARPS=16,AHEAD=True,FLAG=False"
+  "$C:GROUP=8,NUM_WARPS=16,FLAG=False,PIPE=1"
+  "$C:GROUP=8,NUM_WARPS=16,PIPE=0"
+  "$C:GROUP=16,NUM_WARPS=16,PIPE=1"
+  "$C:GROUP=16,NUM_WARPS=16,PIPE=2"
+  "$C:GROUP=16,NUM_WARPS=8,PIPE=2"
+  "$C:GROUP=8,NUM_WARPS=32,PIPE=2"
 )
 mkdir -p "$OUT/pre"
 (timeout 40 python benchmarks/ce_coop_compile.py > "$OUT/compile_sm90.txt" 2>&1) &
@@ -62,8 +62,8 @@ done
 echo "== $(( ${#passed[@]} / 2 )) of ${#SPECS[@]} schedules passed the preflight"
 H=benchmarks/candidates/cross_entropy_hints.py
 left=$(( 140 - $(el) ))
-timeout $(( left > 60 ? 60 : left )) python benchmarks/cross_entropy.py --out "$OUT" --rounds 3 --configs 8192x16 \
-  --check-budget-s 45 --candidate $H:BLOCK_V=8192,NUM_WARPS=8,REVERSE=True,EVICT=True "${passed[@]}" 2>&1 \
+timeout $(( left > 70 ? 70 : left )) python benchmarks/cross_entropy.py --out "$OUT" --rounds 3 --configs 8192x16 \
+  --check-budget-s 52 --candidate $H:BLOCK_V=8192,NUM_WARPS=8,REVERSE=True,EVICT=True "${passed[@]}" 2>&1 \
   | grep -vE "Warning|warn_once"
 echo "bench rc=${PIPESTATUS[0]} at $(el) s"
 left=$(( 146 - $(el) ))
