@@ -27,6 +27,28 @@ from constants import load_with_constants, parse_spec  # noqa: E402
 from training import CE_SHAPE, bench_us, ce_step  # noqa: E402
 
 
+STREAMS = ((16384, 16, 1), (32768, 16, 1), (32768, 32, 1), (16384, 16, 2), (8192, 16, 4))
+
+
+def stream_step(x, block: int, warps: int, per_sm: int):
+    """x (T, V) scaled by 1 in place by per_sm x SMs persistent programs, each walking chunks of `block` elements
+    of the flat tensor: the streaming rate of that many resident programs, with no reduction and no wait."""
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def _stream(X, n, BLOCK: tl.constexpr):
+        for start in range(tl.program_id(0) * BLOCK, n, tl.num_programs(0) * BLOCK):
+            offs = start + tl.arange(0, BLOCK)
+            v = tl.load(X + offs, mask=offs < n)
+            tl.store(X + offs, v * 1.0, mask=offs < n)
+
+    flat = x.view(-1)
+    grid = (per_sm * torch.cuda.get_device_properties(x.device).multi_processor_count,)
+    return lambda: _stream[grid](flat, flat.numel(), BLOCK=block, num_warps=warps)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python benchmarks/ce_coop_probe.py")
     ap.add_argument("specs", nargs="+")
@@ -44,6 +66,9 @@ def main(argv=None) -> int:
     target[torch.rand(t, device="cuda", generator=gen) < 0.05] = -100
     work = logits.detach().clone()
     steps = {"logits.mul_(1.0) (1 read + 1 write)": lambda: work.mul_(1.0)}
+    for block, warps, per_sm in STREAMS:
+        steps[f"stream {block} x {warps} warps, {per_sm} per SM (1 read + 1 write)"] = stream_step(
+            work, block, warps, per_sm)
     for spec in a.specs:
         path, consts = parse_spec(spec)
         label = " ".join(f"{k}={val}" for k, val in consts.items())

@@ -2,7 +2,7 @@
 # Cross-entropy (issue 21), round 3: ONE read of the logits. benchmarks/candidates/cross_entropy_coop.py splits each
 # row over G co-resident programs that hold their chunk in registers until the row's lse is known (a persistent,
 # cooperative kernel: the programs wait for their siblings). For the lead's H200 batch, under 150 s:
-#   cd CHECKOUT && export PYTHONPATH=$PWD && OUT=DIR bash benchmarks/h200_ce_coop.sh > DIR/log.txt 2>&1
+#   cd CHECKOUT && export PYTHONPATH=$PWD && OUT=DIR [BATCH=1|2] bash benchmarks/h200_ce_coop.sh > DIR/log.txt 2>&1
 # 0. benchmarks/ce_coop_compile.py with this machine's Triton (3.6): registers and spills per schedule (CPU only).
 # 1. Every schedule checked in a process of its own under `timeout 45`, all at once (benchmarks/ce_coop_preflight.py:
 #    small cases against float64, then the full size twice: loss, 512 rows' gradient, ignored rows 0, the two runs
@@ -11,7 +11,8 @@
 #    schedule, torch.compile(dynamic=False) and eager: float64 checks at full size, peak extra memory, 3 alternating
 #    rounds of do_bench.
 # 3. benchmarks/ce_coop_probe.py: two schedules with and without the wait (WAIT=False: wrong values, timed only)
-#    beside logits.mul_(1.0), the memory floor of one read and one write: what the wait costs, what the rest costs.
+#    beside logits.mul_(1.0), the memory floor of one read and one write, and (batch 2) a persistent in-place
+#    scale at 1, 2 and 4 programs per SM: what the wait costs, what the residency allows.
 # 4. If a cooperative schedule is the fastest and time is left: its CUDA grade, then its gate
 #    (benchmarks/gate_calibration.py beside the known-slow version).
 # Proves: whether one read reaches <= 1298 µs (2 x torch.compile's 2595 µs), and what the wait costs (FLAG vs the
@@ -22,22 +23,32 @@ start=$(date +%s)
 el() { echo $(( $(date +%s) - start )); }
 python -c "import torch, triton; p = torch.cuda.get_device_properties(0); print(torch.__version__, triton.__version__, p.name, p.multi_processor_count, 'SMs')"
 C=benchmarks/candidates/cross_entropy_coop.py
-SPECS=(
-  "$C:GROUP=8,NUM_WARPS=16,AHEAD=True"
-  "$C:GROUP=8,NUM_WARPS=16,PIPE=1"
-  "$C:GROUP=16,NUM_WARPS=16,AHEAD=True"
-  "$C:GROUP=16,NUM_WARPS=16,PIPE=1,PROGRAMS_PER_SM=2"
-  "$C:GROUP=8,NUM_WARPS=32,AHEAD=True"
-  "$C:GROUP=8,NUM_WARPS=16,PIPE=2"
-  "$C:GROUP=16,NUM_WARPS=8,PIPE=2,PROGRAMS_PER_SM=2"
-  "$C:GROUP=8,NUM_WARPS=16,AHEAD=True,FLAG=False"
-  "$C:GROUP=8,NUM_WARPS=16,FLAG=False,PIPE=1"
-  "$C:GROUP=8,NUM_WARPS=16,PIPE=0"
-  "$C:GROUP=16,NUM_WARPS=16,PIPE=1"
-  "$C:GROUP=16,NUM_WARPS=16,PIPE=2"
-  "$C:GROUP=16,NUM_WARPS=8,PIPE=2"
-  "$C:GROUP=8,NUM_WARPS=32,PIPE=2"
-)
+BATCH=${BATCH:-2}
+if [ "$BATCH" = 1 ]; then  # batch 1 as it ran (2026-12-01 22:54 UTC, docs/h200/ce_coop_batch1/)
+  SPECS=(
+    "$C:GROUP=8,NUM_WARPS=16,PIPE=1" "$C:GROUP=8,NUM_WARPS=16,PIPE=0" "$C:GROUP=8,NUM_WARPS=16,PIPE=2"
+    "$C:GROUP=8,NUM_WARPS=16,FLAG=False,PIPE=1" "$C:GROUP=8,NUM_WARPS=16,FLAG=False,PIPE=0"
+    "$C:GROUP=16,NUM_WARPS=8,PIPE=1" "$C:GROUP=16,NUM_WARPS=8,PIPE=2" "$C:GROUP=16,NUM_WARPS=8,PIPE=2,PROGRAMS_PER_SM=2"
+    "$C:GROUP=16,NUM_WARPS=16,PIPE=1" "$C:GROUP=16,NUM_WARPS=16,PIPE=1,PROGRAMS_PER_SM=2"
+    "$C:GROUP=16,NUM_WARPS=16,PIPE=2" "$C:GROUP=4,NUM_WARPS=16,PIPE=1" "$C:GROUP=8,NUM_WARPS=32,PIPE=2"
+  )
+  PROBE=("$C:GROUP=8,NUM_WARPS=16,PIPE=1" "$C:GROUP=16,NUM_WARPS=8,PIPE=2")
+else  # batch 2: G = 4 (batch 1's fastest) and 32 warps; AHEAD (the wait's read issued early) with and without CACHE_E
+  SPECS=(
+    "$C:GROUP=4,NUM_WARPS=32,PIPE=1"
+    "$C:GROUP=4,NUM_WARPS=16,PIPE=1"
+    "$C:GROUP=8,NUM_WARPS=16,AHEAD=True"
+    "$C:GROUP=8,NUM_WARPS=16,AHEAD=True,CACHE_E=True"
+    "$C:GROUP=8,NUM_WARPS=32,AHEAD=True"
+    "$C:GROUP=8,NUM_WARPS=32,AHEAD=True,CACHE_E=True"
+    "$C:GROUP=4,NUM_WARPS=16,AHEAD=True"
+    "$C:GROUP=4,NUM_WARPS=32,AHEAD=True"
+    "$C:GROUP=4,NUM_WARPS=32,PIPE=0"
+    "$C:GROUP=8,NUM_WARPS=32,PIPE=1"
+    "$C:GROUP=4,NUM_WARPS=16,PIPE=0"
+  )
+  PROBE=("$C:GROUP=4,NUM_WARPS=32,PIPE=1" "$C:GROUP=8,NUM_WARPS=16,AHEAD=True")
+fi
 mkdir -p "$OUT/pre"
 (timeout 40 python benchmarks/ce_coop_compile.py > "$OUT/compile_sm90.txt" 2>&1) &
 cpid=$!
@@ -68,9 +79,14 @@ timeout $(( left > 70 ? 70 : left )) python benchmarks/cross_entropy.py --out "$
 echo "bench rc=${PIPESTATUS[0]} at $(el) s"
 left=$(( 146 - $(el) ))
 if [ "$left" -gt 12 ]; then
-  timeout $(( left > 25 ? 25 : left )) python benchmarks/ce_coop_probe.py --out "$OUT" \
-    "$C:GROUP=8,NUM_WARPS=16,PIPE=1" "$C:GROUP=8,NUM_WARPS=16,AHEAD=True" 2>&1 | grep -vE "Warning|warn_once"
+  timeout $(( left > 30 ? 30 : left )) python benchmarks/ce_coop_probe.py --out "$OUT" "${PROBE[@]}" 2>&1 \
+    | grep -vE "Warning|warn_once"
   echo "probe rc=${PIPESTATUS[0]} at $(el) s"
+fi
+left=$(( 146 - $(el) ))
+if [ "$left" -gt 30 ]; then  # the drill's CUDA grade of the candidate file as it is (G = 4, 16 warps, PIPE = 1)
+  timeout 30 python cli.py grade $C --device cuda --lang en 2>&1 | grep -vE "Warning|warn_once" | head -30
+  echo "grade of $C rc=${PIPESTATUS[0]} at $(el) s"
 fi
 best="$OUT/cross_entropy_coop_best.py"
 if [ -f "$best" ] && python - "$OUT/cross_entropy.json" <<'PY'

@@ -46,13 +46,14 @@ import torch
 import triton
 import triton.language as tl
 
-GROUP = 8            # programs per row on a GPU (G); raised when a chunk would exceed MAX_BLOCK
+GROUP = 4            # programs per row on a GPU (G); raised when a chunk would exceed MAX_BLOCK (batch 1's fastest)
 NUM_WARPS = 16       # per program (fewer for small blocks: at most BLOCK / 256)
 PROGRAMS_PER_SM = 1  # resident programs per SM the grid is sized for (1: always resident, see the docstring)
 FLAG = True          # the partials as their own ready flags (else a per-row acq_rel counter)
 PIPE = 1             # 1: the next row's chunk loaded before waiting for this row's siblings; 2: two rows ahead; 0: after
 CPU_GROUPS = 4       # groups on the CPU (G = 1 there): each walks several rows, as on a GPU
 AHEAD = False        # True: _ce_coop_ahead (row k + 1 published before row k's wait; PIPE then unused)
+CACHE_E = False      # with AHEAD: keep exp(x - m_j), not the logits, for the gradient (one exp per element)
 WAIT = True          # False: no wait for the siblings (wrong values; benchmarks/ce_coop_probe.py times the wait's cost)
 MAX_BLOCK = 32768    # the largest chunk held in registers (elements)
 BLOCK_T = 1024       # targets per step of the counting and summing kernels
@@ -156,7 +157,8 @@ def _ce_coop(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ign
 def _publish(X, stride, Part, PartM, PartS, Cnt, row, T, j, lo, cols, x, y, ignore_index,
              G: tl.constexpr, BLOCK: tl.constexpr, FLAG: tl.constexpr):
     """Publish chunk j's (max, sum of exp) of `row` (nothing past T); return the target's logit (0 unless the
-    target is in this chunk)."""
+    target is in this chunk), exp(x - max) and the max (for CACHE_E: the gradient is then exp(x - max) x
+    exp(max - lse), one exp per element instead of two)."""
     xf = x.to(tl.float32)
     m = tl.max(xf, axis=0)
     s = tl.sum(tl.exp(xf - m), axis=0)
@@ -173,16 +175,20 @@ def _publish(X, stride, Part, PartM, PartS, Cnt, row, T, j, lo, cols, x, y, igno
         tl.debug_barrier()
         tl.atomic_add(Cnt + row, 1, mask=here, sem="acq_rel", scope="gpu")
     owner = (y != ignore_index) & (y >= lo) & (y < lo + BLOCK)
-    return tl.load(X + row.to(tl.int64) * stride + y, mask=owner, other=0.0).to(tl.float32)
+    x_y = tl.load(X + row.to(tl.int64) * stride + y, mask=owner, other=0.0).to(tl.float32)
+    return x_y, tl.exp(xf - m), m
 
 
 @triton.jit
 def _ce_coop_ahead(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ignore_index, n_groups,
-                   G: tl.constexpr, BLOCK: tl.constexpr, FLAG: tl.constexpr, WAIT: tl.constexpr = True):
+                   G: tl.constexpr, BLOCK: tl.constexpr, FLAG: tl.constexpr, WAIT: tl.constexpr = True,
+                   CACHE_E: tl.constexpr = False):
     """AHEAD: row k + 1's partial is published before row k's wait, so the siblings' partials of row k were
     published an iteration earlier and the wait rarely spins; chunks are loaded two rows ahead. No deadlock: a
     program publishes row k + 1 without waiting for anything but its own loads, so by induction on k every row's
-    G partials are published."""
+    G partials are published. With FLAG, row k's slots are read at the top of iteration k, before row k + 1's
+    partial is computed: the read's round trip overlaps that work, and the spin only runs if a sibling is late.
+    CACHE_E keeps exp(x - m_j) of the row (float32) instead of its logits, so the gradient needs no second exp."""
     pid = tl.program_id(0)
     grp = pid // G
     j = pid % G
@@ -198,17 +204,19 @@ def _ce_coop_ahead(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, 
     y1 = tl.load(Target + grp + ng, mask=grp + ng < T, other=ignore_index)
     x1 = tl.load(X + (grp64 + ng) * stride + cols, mask=in_v & (cols * 0 + y1 != ignore_index), other=float("-inf"))
     y2 = tl.load(Target + grp + 2 * ng, mask=grp + 2 * ng < T, other=ignore_index)
-    xy0 = _publish(X, stride, Part, PartM, PartS, Cnt, grp, T, j, lo, cols, x0, y0, ignore_index, G, BLOCK, FLAG)
+    xy0, e0, m0 = _publish(X, stride, Part, PartM, PartS, Cnt, grp, T, j, lo, cols, x0, y0, ignore_index,
+                           G, BLOCK, FLAG)
     for row in range(grp, T, ng):
         row64 = grp64 + (row - grp)
+        if FLAG:  # row k's slots, read early: the siblings published them an iteration ago
+            p = tl.load(Part + row * G + lanes, volatile=True)
         x2 = tl.load(X + (row64 + 2 * ng) * stride + cols, mask=in_v & (cols * 0 + y2 != ignore_index),
                      other=float("-inf"))
         y3 = tl.load(Target + row + 3 * ng, mask=row + 3 * ng < T, other=ignore_index)
-        xy1 = _publish(X, stride, Part, PartM, PartS, Cnt, row + ng, T, j, lo, cols, x1, y1, ignore_index,
-                       G, BLOCK, FLAG)
+        xy1, e1, m1 = _publish(X, stride, Part, PartM, PartS, Cnt, row + ng, T, j, lo, cols, x1, y1, ignore_index,
+                               G, BLOCK, FLAG)
         valid = y0 != ignore_index
         if FLAG:
-            p = tl.load(Part + row * G + lanes, volatile=True)
             if WAIT:
                 while (tl.sum((p == 0).to(tl.int32), axis=0) > 0) & valid:
                     p = tl.load(Part + row * G + lanes, volatile=True)
@@ -223,7 +231,10 @@ def _ce_coop_ahead(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, 
             sj = tl.load(PartS + row * G + lanes, cache_modifier=".cg")
         big = tl.max(mj, axis=0)
         lse = big + tl.log(tl.sum(tl.where(mj == float("-inf"), 0.0, sj * tl.exp(mj - big)), axis=0))
-        g = tl.exp(x0.to(tl.float32) - lse)
+        if CACHE_E:
+            g = e0 * tl.exp(m0 - lse)
+        else:
+            g = tl.exp(x0.to(tl.float32) - lse)
         g = tl.where(cols == y0, g - 1.0, g) * inv_n
         g = tl.where(valid, g, 0.0)
         tl.store(X + row64 * stride + cols, g.to(X.dtype.element_ty), mask=in_v)
@@ -235,6 +246,8 @@ def _ce_coop_ahead(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, 
         y1 = y2
         y2 = y3
         xy0 = xy1
+        e0 = e1
+        m0 = m1
 
 
 @triton.jit
@@ -296,7 +309,8 @@ class CrossEntropy(torch.autograd.Function):
         args = (logits, logits.stride(0), target, loss_rows, n_valid, part, part_m, part_s, cnt, T, V, ignore_index,
                 n_groups)
         if AHEAD:
-            _ce_coop_ahead[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=FLAG, WAIT=WAIT, num_warps=warps)
+            _ce_coop_ahead[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=FLAG, WAIT=WAIT, CACHE_E=CACHE_E,
+                                            num_warps=warps)
         else:
             _ce_coop[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=FLAG, PIPE=PIPE, WAIT=WAIT, num_warps=warps)
         _mean_loss[(1,)](loss_rows, n_valid, loss, T, BLOCK=BLOCK_T)
