@@ -4,7 +4,7 @@ memory, and how many programs of it fit one H200 SM (65536 registers, 64 warps, 
 schedule whose chunk does not stay in registers (spills) holds the row in local memory instead: slower, still
 correct. Says nothing about speed.
 
-    PYTHONPATH=. python benchmarks/ce_coop_compile.py [--spec G,WARPS,FLAG,PIPE[,ahead|,ahead_e] ...]
+    PYTHONPATH=. python benchmarks/ce_coop_compile.py [--spec G,WARPS,FLAG,PIPE[,ahead|,ahead_e] | G,WARPS,SUB,reread ...]
 """
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ TYPES = ["*bf16", "i32", "*i64", "*fp32", "*fp32", "*i64", "*fp32", "*fp32", "*i
 DEFAULT = ("8,16,1,1", "8,16,1,0", "8,16,1,2", "8,16,0,1", "8,16,0,0", "16,8,1,1", "16,8,1,2", "16,16,1,1", "16,16,1,2", "4,16,1,1", "4,32,1,1",
            "8,8,1,1", "8,32,1,1", "8,16,1,0,ahead", "8,16,0,0,ahead", "16,8,1,0,ahead", "16,16,1,0,ahead",
            "8,32,1,0,ahead", "4,16,1,0,ahead", "4,32,1,0,ahead", "8,16,1,0,ahead_e", "8,32,1,0,ahead_e",
-           "4,16,1,0,ahead_e", "4,32,1,0,ahead_e", "4,32,1,1")
+           "4,16,1,0,ahead_e", "4,32,1,0,ahead_e", "4,32,1,1", "8,8,4096,reread", "8,16,4096,reread",
+           "16,8,4096,reread", "4,8,4096,reread", "4,16,8192,reread", "8,4,2048,reread")
 
 
 def ptxas_info(ptx: str) -> dict:
@@ -61,6 +62,25 @@ def main(argv=None) -> int:
     mod = load_module(ROOT / "benchmarks" / "candidates" / "cross_entropy_coop.py", "ce_coop_compile")
     print(f"triton {triton.__version__}, target sm_90, V = {V}")
     for spec in a.spec or DEFAULT:
+        if spec.endswith(",reread"):  # G,WARPS,SUB,reread: _ce_coop_reread
+            g, warps, sub = (int(s) for s in spec.split(",")[:3])
+            names = NAMES[:6] + ["T", "V", "ignore_index", "n_groups", "CHUNK"]
+            types = TYPES[:6] + ["i32"] * 5
+            consts = {"G": g, "SUB": sub, "WAIT": True}
+            sig = dict(zip(names, types))
+            sig.update({k: "constexpr" for k in consts})
+            attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(names)
+                     if n not in ("ignore_index", "T", "n_groups")}
+            k = triton.compile(ASTSource(fn=mod._ce_coop_reread, signature=sig, constexprs=consts, attrs=attrs),
+                               target=GPUTarget("cuda", 90, 32), options={"num_warps": warps, "num_stages": 1})
+            info = ptxas_info(k.asm["ptx"])
+            shared = k.metadata.shared
+            fit = min(65536 // max(1, (info["regs"] or 1) * 32 * warps), 64 // warps,
+                      232448 // shared if shared else 64)
+            print(f"  G={g:2d} SUB={sub:5d} warps={warps:2d} REREAD : regs {info['regs']}, spill "
+                  f"{info['spill_stores']}/{info['spill_loads']} B, shared {shared} B, programs per SM {fit}",
+                  flush=True)
+            continue
         g, warps, flag, pipe = (int(s) for s in spec.split(",")[:4])
         ahead = spec.endswith((",ahead", ",ahead_e"))
         block = triton.next_power_of_2(triton.cdiv(V, g))

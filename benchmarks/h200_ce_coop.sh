@@ -33,21 +33,23 @@ if [ "$BATCH" = 1 ]; then  # batch 1 as it ran (2026-12-01 22:54 UTC, docs/h200/
     "$C:GROUP=16,NUM_WARPS=16,PIPE=2" "$C:GROUP=4,NUM_WARPS=16,PIPE=1" "$C:GROUP=8,NUM_WARPS=32,PIPE=2"
   )
   PROBE=("$C:GROUP=8,NUM_WARPS=16,PIPE=1" "$C:GROUP=16,NUM_WARPS=8,PIPE=2")
-else  # batch 2: G = 4 (batch 1's fastest) and 32 warps; AHEAD (the wait's read issued early) with and without CACHE_E
+else  # batch 2: REREAD (each chunk walked twice by its program, the re-read from L2; several programs per SM),
+      # G = 4 (batch 1's fastest) at 32 warps, AHEAD (the wait's read issued early) with and without CACHE_E
   SPECS=(
+    "$C:REREAD=True,GROUP=8,SUB_V=4096,NUM_WARPS=8,PROGRAMS_PER_SM=4"
+    "$C:REREAD=True,GROUP=4,SUB_V=4096,NUM_WARPS=8,PROGRAMS_PER_SM=4"
+    "$C:REREAD=True,GROUP=16,SUB_V=4096,NUM_WARPS=8,PROGRAMS_PER_SM=4"
+    "$C:REREAD=True,GROUP=8,SUB_V=4096,NUM_WARPS=16,PROGRAMS_PER_SM=2"
+    "$C:REREAD=True,GROUP=8,SUB_V=8192,NUM_WARPS=16,PROGRAMS_PER_SM=2"
+    "$C:REREAD=True,GROUP=8,SUB_V=2048,NUM_WARPS=4,PROGRAMS_PER_SM=8"
     "$C:GROUP=4,NUM_WARPS=32,PIPE=1"
     "$C:GROUP=4,NUM_WARPS=16,PIPE=1"
     "$C:GROUP=8,NUM_WARPS=16,AHEAD=True"
     "$C:GROUP=8,NUM_WARPS=16,AHEAD=True,CACHE_E=True"
-    "$C:GROUP=8,NUM_WARPS=32,AHEAD=True"
     "$C:GROUP=8,NUM_WARPS=32,AHEAD=True,CACHE_E=True"
     "$C:GROUP=4,NUM_WARPS=16,AHEAD=True"
-    "$C:GROUP=4,NUM_WARPS=32,AHEAD=True"
-    "$C:GROUP=4,NUM_WARPS=32,PIPE=0"
-    "$C:GROUP=8,NUM_WARPS=32,PIPE=1"
-    "$C:GROUP=4,NUM_WARPS=16,PIPE=0"
   )
-  PROBE=("$C:GROUP=4,NUM_WARPS=32,PIPE=1" "$C:GROUP=8,NUM_WARPS=16,AHEAD=True")
+  PROBE=("$C:REREAD=True,GROUP=8,SUB_V=4096,NUM_WARPS=8,PROGRAMS_PER_SM=4" "$C:GROUP=4,NUM_WARPS=32,PIPE=1")
 fi
 mkdir -p "$OUT/pre"
 (timeout 40 python benchmarks/ce_coop_compile.py > "$OUT/compile_sm90.txt" 2>&1) &

@@ -1,10 +1,10 @@
 """Issue 21's one-read cross-entropy candidate (benchmarks/candidates/cross_entropy_coop.py), under Triton's
 interpreter. On the CPU the wrapper plans G = 1 (the interpreter runs programs one after another, so a program
 waiting for a later sibling would never return), and the whole candidate is checked against float64
-F.cross_entropy at every switch (FLAG, PIPE, AHEAD, CACHE_E). The G > 1 path, the one the H200 runs, is checked by launching the
+F.cross_entropy at every switch (FLAG, PIPE, AHEAD, CACHE_E, REREAD). The G > 1 path, the one the H200 runs, is checked by launching the
 kernel itself with G = 4 and every sibling's partial already published (as a sibling running first would have left
 it): the chunks' gradients, the target's owner writing the loss, the combine of the G slots, the next row prefetched
-across groups, and the publish-ahead kernel; and a wrong published partial changes the loss (the slots are read, not recomputed). `_plan` is
+across groups, the publish-ahead kernel and the re-read kernel; and a wrong published partial changes the loss (the slots are read, not recomputed). `_plan` is
 checked with a faked device: a G > 1 launch never has more programs than SMs x PROGRAMS_PER_SM.
 
 The kernels run in one subprocess (TRITON_INTERPRET must be set before triton is imported)."""
@@ -50,9 +50,13 @@ def cases():
 
 # 1. the whole candidate on the CPU (G = 1), every switch, loss and gradient after backward(0.7)
 for flag in (True, False):
-    for pipe in (2, 1, 0, "ahead", "ahead_e"):
-        mod = (fresh(FLAG=flag, PIPE=pipe) if not str(pipe).startswith("ahead")
-               else fresh(FLAG=flag, AHEAD=True, CACHE_E=pipe == "ahead_e"))
+    for pipe in (2, 1, 0, "ahead", "ahead_e", "reread"):
+        if pipe == "reread":
+            mod = fresh(FLAG=flag, REREAD=True, SUB_V=512)  # several steps per chunk at V = 3001 and 32011
+        elif str(pipe).startswith("ahead"):
+            mod = fresh(FLAG=flag, AHEAD=True, CACHE_E=pipe == "ahead_e")
+        else:
+            mod = fresh(FLAG=flag, PIPE=pipe)
         errs = []
         for x, y in cases():
             r = x.double().requires_grad_()
@@ -93,7 +97,10 @@ def launch(mod, x, y, g, n_groups, flag, pipe, corrupt=False):
     part = pack(m, s) if flag else torch.zeros(1, dtype=torch.int64)
     cnt = torch.full((t,), g, dtype=torch.int32)
     args = (work, work.stride(0), y, loss, n_valid, part, m.clone(), s.clone(), cnt, t, v, -100, n_groups)
-    if str(pipe).startswith("ahead"):
+    if pipe == "reread":  # FLAG's slots only; chunks of `block` walked in 4 steps
+        mod._ce_coop_reread[(n_groups * g,)](work, work.stride(0), y, loss, n_valid, pack(m, s), t, v, -100,
+                                             n_groups, block, G=g, SUB=block // 4)
+    elif str(pipe).startswith("ahead"):
         mod._ce_coop_ahead[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=flag, CACHE_E=pipe == "ahead_e")
     else:
         mod._ce_coop[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=flag, PIPE=pipe)
@@ -105,7 +112,7 @@ def launch(mod, x, y, g, n_groups, flag, pipe, corrupt=False):
             float(want.abs().max()))
 
 for flag in (True, False):
-    for pipe in (2, 1, 0, "ahead", "ahead_e"):
+    for pipe in (2, 1, 0, "ahead", "ahead_e") + (("reread",) if flag else ()):
         mod = fresh()
         for t, v, ign in ((7, 3001, 0.3), (6, 1000, 0.0)):
             gen = torch.Generator().manual_seed(t + v)
@@ -151,7 +158,7 @@ def test_cpu_candidate_matches_float64_at_every_switch():
 
 def test_g4_kernel_with_published_siblings_is_exact():
     keys = [k for k in results() if k.startswith("G=4 FLAG")]
-    assert len(keys) == 20
+    assert len(keys) == 22
     for k in keys:
         lerr, gerr, _ = results()[k]
         assert lerr <= 1e-4 and gerr <= 1e-6, (k, lerr, gerr)
@@ -161,7 +168,7 @@ def test_a_wrong_published_partial_changes_the_gradient():
     # Row 1's slot 2 published 4 x too large: the programs of chunks 0 and 1 run before chunk 2's program rewrites
     # its slot, so their lse is too large and their gradient wrong; the slots are what the combine reads.
     keys = [k for k in results() if k.startswith("G=4 corrupted")]
-    assert len(keys) == 10
+    assert len(keys) == 11
     for k in keys:
         _, gerr, scale = results()[k]
         assert gerr > 1e-3, (k, gerr, scale)  # the exact runs: <= 1e-6

@@ -54,6 +54,8 @@ PIPE = 1             # 1: the next row's chunk loaded before waiting for this ro
 CPU_GROUPS = 4       # groups on the CPU (G = 1 there): each walks several rows, as on a GPU
 AHEAD = False        # True: _ce_coop_ahead (row k + 1 published before row k's wait; PIPE then unused)
 CACHE_E = False      # with AHEAD: keep exp(x - m_j), not the logits, for the gradient (one exp per element)
+REREAD = False       # True: _ce_coop_reread (chunks walked twice, the re-read from L2; FLAG's wait; SUB-element steps)
+SUB_V = 4096         # REREAD: elements per step (a power of two)
 WAIT = True          # False: no wait for the siblings (wrong values; benchmarks/ce_coop_probe.py times the wait's cost)
 MAX_BLOCK = 32768    # the largest chunk held in registers (elements)
 BLOCK_T = 1024       # targets per step of the counting and summing kernels
@@ -251,6 +253,61 @@ def _ce_coop_ahead(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, 
 
 
 @triton.jit
+def _ce_coop_reread(X, stride, Target, Loss, NValid, Part, T, V, ignore_index, n_groups, CHUNK,
+                    G: tl.constexpr, SUB: tl.constexpr, WAIT: tl.constexpr = True):
+    """REREAD: two reads, the second from L2 by construction. Program j of a group walks chunk j of its row
+    ([j CHUNK, (j + 1) CHUNK), CHUNK a multiple of SUB) in SUB-element steps with an online max and sum, publishes
+    the chunk's partial (FLAG's packed int64), waits for the row's G partials, then walks the chunk again writing
+    the gradient. Between a program's first read of its chunk and its re-read, the whole GPU reads at most one
+    chunk per resident program (e.g. 528 x 32 KB = 17 MB), far less than L2; and nothing is held in registers
+    across the wait, so several programs fit an SM and overlap each other's waits."""
+    pid = tl.program_id(0)
+    grp = pid // G
+    j = pid % G
+    lo = j * CHUNK
+    hi = tl.minimum(lo + CHUNK, V)
+    lanes = tl.arange(0, G)
+    inv_n = 1.0 / tl.load(NValid)
+    grp64 = grp.to(tl.int64)
+    for row in range(grp, T, n_groups):
+        base = (grp64 + (row - grp)) * stride
+        y = tl.load(Target + row)
+        valid = y != ignore_index
+        owner = valid & (y >= lo) & (y < hi)
+        x_y = tl.load(X + base + y, mask=owner, other=0.0).to(tl.float32)
+        m = float("-inf")
+        d = 0.0
+        for off in range(0, CHUNK, SUB):
+            cols = lo + off + tl.arange(0, SUB)
+            x = tl.load(X + base + cols, mask=(cols < hi) & (cols * 0 + y != ignore_index),
+                        other=float("-inf")).to(tl.float32)
+            m_new = tl.maximum(m, tl.max(x, axis=0))
+            d = tl.where(m_new == float("-inf"), 0.0,
+                         d * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0))
+            m = m_new
+        packed = (m.to(tl.int32, bitcast=True).to(tl.int64) << 32) | \
+            (d.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF)
+        tl.atomic_xchg(Part + row * G + j, packed, sem="relaxed")
+        p = tl.load(Part + row * G + lanes, volatile=True)
+        if WAIT:
+            while (tl.sum((p == 0).to(tl.int32), axis=0) > 0) & valid:
+                p = tl.load(Part + row * G + lanes, volatile=True)
+        mj = (p >> 32).to(tl.int32).to(tl.float32, bitcast=True)
+        sj = (p & 0xFFFFFFFF).to(tl.int32).to(tl.float32, bitcast=True)
+        big = tl.max(mj, axis=0)
+        lse = big + tl.log(tl.sum(tl.where(mj == float("-inf"), 0.0, sj * tl.exp(mj - big)), axis=0))
+        for off in range(0, CHUNK, SUB):
+            cols = lo + off + tl.arange(0, SUB)
+            x = tl.load(X + base + cols, mask=(cols < hi) & (cols * 0 + y != ignore_index),
+                        other=float("-inf")).to(tl.float32)
+            g = tl.exp(x - lse)
+            g = tl.where(cols == y, g - 1.0, g) * inv_n
+            g = tl.where(valid, g, 0.0)
+            tl.store(X + base + cols, g.to(X.dtype.element_ty), mask=cols < hi)
+        tl.store(Loss + row, tl.where(valid, lse - x_y, 0.0), mask=owner | ((j == 0) & (y == ignore_index)))
+
+
+@triton.jit
 def _mean_loss(Loss, NValid, Out, T, BLOCK: tl.constexpr):
     acc = tl.zeros([BLOCK], dtype=tl.float32)
     for off in range(0, T, BLOCK):
@@ -296,7 +353,7 @@ class CrossEntropy(torch.autograd.Function):
         loss_rows = torch.empty((T,), dtype=torch.float32, device=dev)
         loss = torch.empty((), dtype=logits.dtype, device=dev)
         g, block, n_groups = _plan(dev, T, V)
-        if FLAG:
+        if FLAG or REREAD:
             part = torch.zeros((T, g), dtype=torch.int64, device=dev)
             part_m = part_s = cnt = part
         else:
@@ -308,7 +365,13 @@ class CrossEntropy(torch.autograd.Function):
         warps = max(1, min(NUM_WARPS, block // 256))
         args = (logits, logits.stride(0), target, loss_rows, n_valid, part, part_m, part_s, cnt, T, V, ignore_index,
                 n_groups)
-        if AHEAD:
+        if REREAD:
+            sub = min(SUB_V, block)
+            chunk = triton.cdiv(triton.cdiv(V, g), sub) * sub
+            _ce_coop_reread[(n_groups * g,)](logits, logits.stride(0), target, loss_rows, n_valid, part, T, V,
+                                             ignore_index, n_groups, chunk, G=g, SUB=sub, WAIT=WAIT,
+                                             num_warps=max(1, min(NUM_WARPS, sub // 256)))
+        elif AHEAD:
             _ce_coop_ahead[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=FLAG, WAIT=WAIT, CACHE_E=CACHE_E,
                                             num_warps=warps)
         else:
