@@ -30,6 +30,11 @@ Schedule (a persistent, cooperative kernel):
   row k's G partials, which its siblings published during their iteration k - 1: the wait rarely spins, and the
   row's barrier latency is off the critical path. No deadlock: publishing row k + 1 waits on nothing but the
   program's own loads, so by induction every row's partials are published.
+- REREAD = True (`_ce_coop_reread`): not one read but a re-read that L2 serves by construction. Program j walks
+  chunk j in SUB_V-element steps (online max and sum), publishes, waits, and walks the chunk again for the
+  gradient; between its first read and its re-read the GPU reads about one chunk per resident program (528 x 32 KB
+  = 17 MB at G = 8, 4 per SM), well under L2. Nothing is held across the wait, so PROGRAMS_PER_SM programs share an
+  SM and hide each other's waits (batch 1: one program per SM streamed at 22 GB/s per SM, docs/training.md).
 Why the wait cannot deadlock on a GPU: every program is resident at once. With PROGRAMS_PER_SM = 1 the grid is at
 most the SM count, and one program of this kernel always fits an idle SM (ptxas bounds the registers by the launch's
 thread count; Triton refuses shared memory beyond the SM's); the kernels before and after it in the stream are not
