@@ -14,7 +14,8 @@
 #    beside logits.mul_(1.0), the memory floor of one read and one write, and (batch 2) a persistent in-place
 #    scale at 1, 2 and 4 programs per SM: what the wait costs, what the residency allows.
 # 4. If a cooperative schedule is the fastest and time is left: its CUDA grade, then its gate
-#    (benchmarks/gate_calibration.py beside the known-slow version).
+#    (benchmarks/gate_calibration.py beside the known-slow version); else the CUDA grade of the candidate file as it
+#    is (G = 4, 16 warps, PIPE = 1).
 # Proves: whether one read reaches <= 1298 µs (2 x torch.compile's 2595 µs), and what the wait costs (FLAG vs the
 # acq_rel counter, PIPE 0 / 1 / 2 rows ahead, AHEAD (row k + 1 published before row k's wait), G, warps,
 # programs per SM; PROGRAMS_PER_SM = 2 only where
@@ -85,18 +86,19 @@ if [ "$left" -gt 12 ]; then
     | grep -vE "Warning|warn_once"
   echo "probe rc=${PIPESTATUS[0]} at $(el) s"
 fi
-left=$(( 146 - $(el) ))
-if [ "$left" -gt 30 ]; then  # the drill's CUDA grade of the candidate file as it is (G = 4, 16 warps, PIPE = 1)
-  timeout 30 python cli.py grade $C --device cuda --lang en 2>&1 | grep -vE "Warning|warn_once" | head -30
-  echo "grade of $C rc=${PIPESTATUS[0]} at $(el) s"
-fi
 best="$OUT/cross_entropy_coop_best.py"
-if [ -f "$best" ] && python - "$OUT/cross_entropy.json" <<'PY'
+if ! { [ -f "$best" ] && python - "$OUT/cross_entropy.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(0 if "cross_entropy_coop" in d.get("best_candidate", {}).get("name", "") else 1)
 PY
-then
+}; then
+  left=$(( 146 - $(el) ))
+  if [ "$left" -gt 30 ]; then  # the drill's CUDA grade of the candidate file as it is (G = 4, 16 warps, PIPE = 1)
+    timeout 30 python cli.py grade $C --device cuda --lang en 2>&1 | grep -vE "Warning|warn_once" | head -30
+    echo "grade of $C rc=${PIPESTATUS[0]} at $(el) s"
+  fi
+else
   grep -n "set by benchmarks/constants.py" "$best"
   left=$(( 146 - $(el) ))
   if [ "$left" -gt 25 ]; then
