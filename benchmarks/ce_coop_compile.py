@@ -4,7 +4,7 @@ memory, and how many programs of it fit one H200 SM (65536 registers, 64 warps, 
 schedule whose chunk does not stay in registers (spills) holds the row in local memory instead: slower, still
 correct. Says nothing about speed.
 
-    PYTHONPATH=. python benchmarks/ce_coop_compile.py [--spec G,WARPS,FLAG,PIPE[,ahead|,ahead_e] | G,WARPS,SUB,reread ...]
+    PYTHONPATH=. python benchmarks/ce_coop_compile.py [--spec G,WARPS,FLAG,PIPE[,e|,ahead|,ahead_e] | G,WARPS,SUB,reread ...]
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ TYPES = ["*bf16", "i32", "*i64", "*fp32", "*fp32", "*i64", "*fp32", "*fp32", "*i
 DEFAULT = ("8,16,1,1", "8,16,1,0", "8,16,1,2", "8,16,0,1", "8,16,0,0", "16,8,1,1", "16,8,1,2", "16,16,1,1", "16,16,1,2", "4,16,1,1", "4,32,1,1",
            "8,8,1,1", "8,32,1,1", "8,16,1,0,ahead", "8,16,0,0,ahead", "16,8,1,0,ahead", "16,16,1,0,ahead",
            "8,32,1,0,ahead", "4,16,1,0,ahead", "4,32,1,0,ahead", "8,16,1,0,ahead_e", "8,32,1,0,ahead_e",
-           "4,16,1,0,ahead_e", "4,32,1,0,ahead_e", "4,32,1,1", "8,8,4096,reread", "8,16,4096,reread",
+           "4,16,1,0,ahead_e", "4,32,1,0,ahead_e", "4,32,1,1", "4,32,1,1,e", "4,16,1,1,e", "8,16,1,1,e", "8,8,4096,reread", "8,16,4096,reread",
            "16,8,4096,reread", "4,8,4096,reread", "4,16,8192,reread", "8,4,2048,reread")
 
 
@@ -85,10 +85,9 @@ def main(argv=None) -> int:
         ahead = spec.endswith((",ahead", ",ahead_e"))
         block = triton.next_power_of_2(triton.cdiv(V, g))
         consts = {"G": g, "BLOCK": block, "FLAG": bool(flag), "WAIT": True}
+        consts["CACHE_E"] = spec.endswith((",ahead_e", ",e"))
         if not ahead:
             consts["PIPE"] = pipe
-        else:
-            consts["CACHE_E"] = spec.endswith(",ahead_e")
         sig = {n: t for n, t in zip(NAMES, TYPES)}
         sig.update({k: "constexpr" for k in consts})
         attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(NAMES)
@@ -107,7 +106,7 @@ def main(argv=None) -> int:
         n_atom = len(re.findall(r"atom\.", ptx))
         n_vol = len(re.findall(r"ld\.volatile", ptx))
         n_v4 = len(re.findall(r"ld\.global[.\w:]*\.v4", ptx))
-        print(f"  G={g:2d} BLOCK={block:5d} warps={warps:2d} FLAG={flag} {('AHEAD_E' if consts.get('CACHE_E') else 'AHEAD  ') if ahead else f'PIPE={pipe}  '}: regs {info['regs']}, spill "
+        print(f"  G={g:2d} BLOCK={block:5d} warps={warps:2d} FLAG={flag} {('AHEAD_E' if consts.get('CACHE_E') else 'AHEAD  ') if ahead else f'PIPE={pipe}' + ('E ' if consts['CACHE_E'] else '  ')}: regs {info['regs']}, spill "
               f"{info['spill_stores']}/{info['spill_loads']} B, shared {shared} B, programs per SM {fit}; "
               f"atom {n_atom}, ld.volatile {n_vol}, ld.v4 {n_v4}", flush=True)
     return 0

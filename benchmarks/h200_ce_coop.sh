@@ -2,7 +2,7 @@
 # Cross-entropy (issue 21), round 3: ONE read of the logits. benchmarks/candidates/cross_entropy_coop.py splits each
 # row over G co-resident programs that hold their chunk in registers until the row's lse is known (a persistent,
 # cooperative kernel: the programs wait for their siblings). For the lead's H200 batch, under 150 s:
-#   cd CHECKOUT && export PYTHONPATH=$PWD && OUT=DIR [BATCH=1|2] bash benchmarks/h200_ce_coop.sh > DIR/log.txt 2>&1
+#   cd CHECKOUT && export PYTHONPATH=$PWD && OUT=DIR [BATCH=1|2|3] bash benchmarks/h200_ce_coop.sh > DIR/log.txt 2>&1
 # 0. benchmarks/ce_coop_compile.py with this machine's Triton (3.6): registers and spills per schedule (CPU only).
 # 1. Every schedule checked in a process of its own under `timeout 45`, all at once (benchmarks/ce_coop_preflight.py:
 #    small cases against float64, then the full size twice: loss, 512 rows' gradient, ignored rows 0, the two runs
@@ -34,6 +34,15 @@ if [ "$BATCH" = 1 ]; then  # batch 1 as it ran (2026-12-01 22:54 UTC, docs/h200/
     "$C:GROUP=16,NUM_WARPS=16,PIPE=2" "$C:GROUP=4,NUM_WARPS=16,PIPE=1" "$C:GROUP=8,NUM_WARPS=32,PIPE=2"
   )
   PROBE=("$C:GROUP=8,NUM_WARPS=16,PIPE=1" "$C:GROUP=16,NUM_WARPS=8,PIPE=2")
+elif [ "$BATCH" = 3 ]; then  # not yet run: CACHE_E in the PIPE kernel (one exp per element at no register cost)
+  SPECS=(
+    "$C:GROUP=4,NUM_WARPS=32,PIPE=1,CACHE_E=True"
+    "$C:GROUP=4,NUM_WARPS=16,PIPE=1,CACHE_E=True"
+    "$C:GROUP=8,NUM_WARPS=16,PIPE=1,CACHE_E=True"
+    "$C:GROUP=4,NUM_WARPS=32,PIPE=1"
+    "$C:GROUP=8,NUM_WARPS=16,AHEAD=True,CACHE_E=True"
+  )
+  PROBE=("$C:GROUP=4,NUM_WARPS=32,PIPE=1,CACHE_E=True")
 else  # batch 2: REREAD (each chunk walked twice by its program, the re-read from L2; several programs per SM),
       # G = 4 (batch 1's fastest) at 32 warps, AHEAD (the wait's read issued early) with and without CACHE_E
   SPECS=(

@@ -50,8 +50,10 @@ def cases():
 
 # 1. the whole candidate on the CPU (G = 1), every switch, loss and gradient after backward(0.7)
 for flag in (True, False):
-    for pipe in (2, 1, 0, "ahead", "ahead_e", "reread"):
-        if pipe == "reread":
+    for pipe in (2, 1, 0, "1e", "ahead", "ahead_e", "reread"):
+        if pipe == "1e":
+            mod = fresh(FLAG=flag, PIPE=1, CACHE_E=True)
+        elif pipe == "reread":
             mod = fresh(FLAG=flag, REREAD=True, SUB_V=512)  # several steps per chunk at V = 3001 and 32011
         elif str(pipe).startswith("ahead"):
             mod = fresh(FLAG=flag, AHEAD=True, CACHE_E=pipe == "ahead_e")
@@ -102,6 +104,8 @@ def launch(mod, x, y, g, n_groups, flag, pipe, corrupt=False):
                                              n_groups, block, G=g, SUB=block // 4)
     elif str(pipe).startswith("ahead"):
         mod._ce_coop_ahead[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=flag, CACHE_E=pipe == "ahead_e")
+    elif pipe == "1e":
+        mod._ce_coop[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=flag, PIPE=1, CACHE_E=True)
     else:
         mod._ce_coop[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=flag, PIPE=pipe)
     r = x.double().requires_grad_()
@@ -112,7 +116,7 @@ def launch(mod, x, y, g, n_groups, flag, pipe, corrupt=False):
             float(want.abs().max()))
 
 for flag in (True, False):
-    for pipe in (2, 1, 0, "ahead", "ahead_e") + (("reread",) if flag else ()):
+    for pipe in (2, 1, 0, "1e", "ahead", "ahead_e") + (("reread",) if flag else ()):
         mod = fresh()
         for t, v, ign in ((7, 3001, 0.3), (6, 1000, 0.0)):
             gen = torch.Generator().manual_seed(t + v)
@@ -158,7 +162,7 @@ def test_cpu_candidate_matches_float64_at_every_switch():
 
 def test_g4_kernel_with_published_siblings_is_exact():
     keys = [k for k in results() if k.startswith("G=4 FLAG")]
-    assert len(keys) == 22
+    assert len(keys) == 26
     for k in keys:
         lerr, gerr, _ = results()[k]
         assert lerr <= 1e-4 and gerr <= 1e-6, (k, lerr, gerr)
@@ -168,7 +172,7 @@ def test_a_wrong_published_partial_changes_the_gradient():
     # Row 1's slot 2 published 4 x too large: the programs of chunks 0 and 1 run before chunk 2's program rewrites
     # its slot, so their lse is too large and their gradient wrong; the slots are what the combine reads.
     keys = [k for k in results() if k.startswith("G=4 corrupted")]
-    assert len(keys) == 11
+    assert len(keys) == 13
     for k in keys:
         _, gerr, scale = results()[k]
         assert gerr > 1e-3, (k, gerr, scale)  # the exact runs: <= 1e-6

@@ -58,7 +58,7 @@ FLAG = True          # the partials as their own ready flags (else a per-row acq
 PIPE = 1             # 1: the next row's chunk loaded before waiting for this row's siblings; 2: two rows ahead; 0: after
 CPU_GROUPS = 4       # groups on the CPU (G = 1 there): each walks several rows, as on a GPU
 AHEAD = False        # True: _ce_coop_ahead (row k + 1 published before row k's wait; PIPE then unused)
-CACHE_E = False      # with AHEAD: keep exp(x - m_j), not the logits, for the gradient (one exp per element)
+CACHE_E = False      # keep exp(x - m_j), not the logits, for the gradient (one exp per element; both kernels)
 REREAD = False       # True: _ce_coop_reread (chunks walked twice, the re-read from L2; FLAG's wait; SUB-element steps)
 SUB_V = 4096         # REREAD: elements per step (a power of two)
 WAIT = True          # False: no wait for the siblings (wrong values; benchmarks/ce_coop_probe.py times the wait's cost)
@@ -79,7 +79,7 @@ def _count_valid(Target, NValid, T, ignore_index, BLOCK: tl.constexpr):
 @triton.jit
 def _ce_coop(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ignore_index, n_groups,
              G: tl.constexpr, BLOCK: tl.constexpr, FLAG: tl.constexpr, PIPE: tl.constexpr,
-             WAIT: tl.constexpr = True):
+             WAIT: tl.constexpr = True, CACHE_E: tl.constexpr = False):
     pid = tl.program_id(0)
     grp = pid // G
     j = pid % G
@@ -106,7 +106,8 @@ def _ce_coop(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ign
         x_y = tl.load(X + base + y, mask=owner, other=0.0).to(tl.float32)  # before this program overwrites it
         xf = x.to(tl.float32)
         m = tl.max(xf, axis=0)
-        s = tl.sum(tl.exp(xf - m), axis=0)
+        e = tl.exp(xf - m)  # CACHE_E keeps it for the gradient, in place of xf: one exp per element
+        s = tl.sum(e, axis=0)
         s = tl.where(m == float("-inf"), 0.0, s)  # an empty chunk (beyond V, or an ignored row): no exp(nan)
         slot = row * G + j
         if FLAG:
@@ -143,7 +144,10 @@ def _ce_coop(X, stride, Target, Loss, NValid, Part, PartM, PartS, Cnt, T, V, ign
             sj = tl.load(PartS + row * G + lanes, cache_modifier=".cg")
         big = tl.max(mj, axis=0)
         lse = big + tl.log(tl.sum(tl.where(mj == float("-inf"), 0.0, sj * tl.exp(mj - big)), axis=0))
-        g = tl.exp(xf - lse)
+        if CACHE_E:
+            g = e * tl.exp(m - lse)
+        else:
+            g = tl.exp(xf - lse)
         g = tl.where(cols == y, g - 1.0, g) * inv_n
         g = tl.where(valid, g, 0.0)
         tl.store(X + base + cols, g.to(X.dtype.element_ty), mask=in_v)
@@ -380,7 +384,8 @@ class CrossEntropy(torch.autograd.Function):
             _ce_coop_ahead[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=FLAG, WAIT=WAIT, CACHE_E=CACHE_E,
                                             num_warps=warps)
         else:
-            _ce_coop[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=FLAG, PIPE=PIPE, WAIT=WAIT, num_warps=warps)
+            _ce_coop[(n_groups * g,)](*args, G=g, BLOCK=block, FLAG=FLAG, PIPE=PIPE, WAIT=WAIT, CACHE_E=CACHE_E,
+                                      num_warps=warps)
         _mean_loss[(1,)](loss_rows, n_valid, loss, T, BLOCK=BLOCK_T)
         ctx.save_for_backward(logits.detach())  # now holds the gradient of the mean loss
         ctx.block = min(8192, triton.next_power_of_2(V))
