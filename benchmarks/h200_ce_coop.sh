@@ -34,7 +34,7 @@ if [ "$BATCH" = 1 ]; then  # batch 1 as it ran (2026-12-01 22:54 UTC, docs/h200/
     "$C:GROUP=16,NUM_WARPS=16,PIPE=2" "$C:GROUP=4,NUM_WARPS=16,PIPE=1" "$C:GROUP=8,NUM_WARPS=32,PIPE=2"
   )
   PROBE=("$C:GROUP=8,NUM_WARPS=16,PIPE=1" "$C:GROUP=16,NUM_WARPS=8,PIPE=2")
-elif [ "$BATCH" = 3 ]; then  # not yet run: CACHE_E in the PIPE kernel (one exp per element at no register cost)
+elif [ "$BATCH" = 3 ]; then  # batch 3 (2026-12-01 23:57 UTC): CACHE_E in the PIPE kernel (one exp per element)
   SPECS=(
     "$C:GROUP=4,NUM_WARPS=32,PIPE=1,CACHE_E=True"
     "$C:GROUP=4,NUM_WARPS=16,PIPE=1,CACHE_E=True"
