@@ -72,7 +72,7 @@ def test_every_checkpoint_has_five_answers_of_each_kind_in_both_languages():
 SETS = {"corpus": ORAL, "holdout": ORAL / "holdout", "holdout2": ORAL / "holdout2", "holdout4": ORAL / "holdout4",
         "probes19": ORAL / "probes19", "probes19b": ORAL / "probes19b", "probes19c": ORAL / "probes19c",
         "holdout4u": ORAL / "holdout4u", "probes19d": ORAL / "probes19d", "probes19e": ORAL / "probes19e", "probes19f": ORAL / "probes19f",
-        "probes19g": ORAL / "probes19g", "probes19h": ORAL / "probes19h", "probes19i": ORAL / "probes19i", "probes19j": ORAL / "probes19j", "probes19k": ORAL / "probes19k", "probes19l": ORAL / "probes19l", "probes19m": ORAL / "probes19m", "round5": Path(__file__).parent / "blind_holdout" / "oral_round5.yaml",
+        "probes19g": ORAL / "probes19g", "probes19h": ORAL / "probes19h", "probes19i": ORAL / "probes19i", "probes19j": ORAL / "probes19j", "probes19k": ORAL / "probes19k", "probes19l": ORAL / "probes19l", "probes19m": ORAL / "probes19m", "probes19n": ORAL / "probes19n", "round5": Path(__file__).parent / "blind_holdout" / "oral_round5.yaml",
         "round6seen": Path(__file__).parent / "blind_holdout" / "oral_round6_seen.yaml",
         "round6unseen": Path(__file__).parent / "blind_holdout" / "oral_round6_unseen.yaml",
         "round7seen": Path(__file__).parent / "blind_holdout" / "oral_round7_seen.yaml"}
