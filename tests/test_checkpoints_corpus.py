@@ -15,7 +15,10 @@ never read the matchers), the development set of the key points' relations, and 
 (10 checkpoints, 80 answers, the same kind of helper), used the same way; round6unseen its unseen half, scored by
 the lead before it was shown, then the development set of the shared axes, the second predicate and topic clauses,
 and the IEEE arithmetic check (issue 19); round7seen the seen half of round 7 (10 other checkpoints, put here by
-the lead at 20:04 UTC), scored first with those mechanisms, then used the same way. docs/oral.md
+the lead at 20:04 UTC), scored first with those mechanisms, then used the same way; probes19n falsehoods written from every checkpoint's
+points (true points plus one reversed direction, wrong number or swapped concept) and paraphrased right answers, each
+batch scored before its claims were written, and probes19o the same classes in other words, written after those claims
+(issue 19, third pass). docs/oral.md
 records all of them (`python tests/test_checkpoints_corpus.py` prints the current ones). Each set meets the goal in
 each language separately."""
 from __future__ import annotations
@@ -72,7 +75,7 @@ def test_every_checkpoint_has_five_answers_of_each_kind_in_both_languages():
 SETS = {"corpus": ORAL, "holdout": ORAL / "holdout", "holdout2": ORAL / "holdout2", "holdout4": ORAL / "holdout4",
         "probes19": ORAL / "probes19", "probes19b": ORAL / "probes19b", "probes19c": ORAL / "probes19c",
         "holdout4u": ORAL / "holdout4u", "probes19d": ORAL / "probes19d", "probes19e": ORAL / "probes19e", "probes19f": ORAL / "probes19f",
-        "probes19g": ORAL / "probes19g", "probes19h": ORAL / "probes19h", "probes19i": ORAL / "probes19i", "probes19j": ORAL / "probes19j", "probes19k": ORAL / "probes19k", "probes19l": ORAL / "probes19l", "probes19m": ORAL / "probes19m", "round5": Path(__file__).parent / "blind_holdout" / "oral_round5.yaml",
+        "probes19g": ORAL / "probes19g", "probes19h": ORAL / "probes19h", "probes19i": ORAL / "probes19i", "probes19j": ORAL / "probes19j", "probes19k": ORAL / "probes19k", "probes19l": ORAL / "probes19l", "probes19m": ORAL / "probes19m", "probes19n": ORAL / "probes19n", "probes19o": ORAL / "probes19o" / "answers.yaml", "round5": Path(__file__).parent / "blind_holdout" / "oral_round5.yaml",
         "round6seen": Path(__file__).parent / "blind_holdout" / "oral_round6_seen.yaml",
         "round6unseen": Path(__file__).parent / "blind_holdout" / "oral_round6_unseen.yaml",
         "round7seen": Path(__file__).parent / "blind_holdout" / "oral_round7_seen.yaml"}

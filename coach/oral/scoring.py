@@ -80,7 +80,7 @@ REBUTTAL = re.compile(
     r"\b(?:doesn't|does not|don't|do not|no longer)\s+(?:hold|exist)|\b(?:is|are)\s+(?:gone|removed)\b|"
     r"\bnone of (?:that|them|these|those) (?:exists?|works?)\b|\b(?:is|are)\s+(?:(?:also|just|simply|entirely|completely|all)\s+)?(?:made up|fictional|invented)\b|\bfalse\b|"
     r"\bno longer\b|\b(?:is|are|was)\s+not\s+(?:the\s+)?(?:reason|why)\b|\b(?:isn't|aren't|wasn't)\s+(?:the\s+)?(?:reason|why)\b|"
-    r"\bis only (?:an?|the|its|their) (?:[\w']+\s+){0,3}example\b|只是指南|只是(?:一个|它自己的)?例子|"
+    r"\bis only (?:an?|the|its|their) (?:[\w'\-,]+\s+){0,4}(?:example|case)\b|只是指南|只是(?:一个|它自己的)?例子|"
     r"\bonly\s+(?:works|holds|true|right|applies|"
     r"for|in)\b|\bexcept\b|\bunless\b|\bis a (?:classic )?bug\b|\btoo (?:small|large|big)\b|'s wrong\b|"
     r"不对|是错的|错了|不成立|不是原因|不是主要原因|不准确|是误解|误导|只在|只对|只有在|不是(?:真的|真正的)?(?:规律|规则)|不是普遍|不存在|已经没有|除了|除非|"
@@ -531,7 +531,7 @@ def asserted_here(d: T.Doc, sent: tuple, first: int, last: int, sent_end: int | 
 
 
 # "..., or the kernel is wrong", "否则结果就错": what goes wrong is a consequence, not a rebuttal of the statement
-CONSEQUENCE = re.compile(r"(?:the|your|its)\s+(?:kernel|result|results|output|outputs|answer|values?|sum|code|gradient)s?\s*$|"
+CONSEQUENCE = re.compile(r"\b(?:the|your|its)\s+(?:kernel|result|results|output|outputs|answer|values?|sum|code|gradient)s?\s*$|"
                          r"(?:结果|输出|kernel|梯度)\s*(?:就|会|也)?\s*$", re.I)
 
 
@@ -564,7 +564,11 @@ def _denial_quote(d: T.Doc, p: Point) -> str:
             if all(any(ok for *_, ok in o) for o in occ):
                 asserted_at.append(max(min(x for x, _, ok in o if ok) for o in occ))
             else:
-                denied_at.append(min(x for o in occ for x, _, ok in o if not ok))
+                x = min(x for o in occ for x, _, ok in o if not ok)
+                # "tl.sum 不会自己把 bf16 升精度", "alignment doesn't happen by itself": what does not happen on its
+                # own is what the learner must do, the point asserted, not denied
+                if not BY_ITSELF.search(d.text, T.clause_start(d, sent[0], x), T.clause_end(d, x, sent[1])):
+                    denied_at.append(x)
         if not denied_at:
             continue
         first = min(denied_at)
@@ -578,6 +582,9 @@ def _denial_quote(d: T.Doc, p: Point) -> str:
         return d.text[sent[0]:sent[1]].strip()
     return ""
 
+
+# what is said not to happen on its own: "X doesn't upcast by itself" leaves it to the learner (the point), not denies it
+BY_ITSELF = re.compile(r"\b(?:by itself|on its own|by themselves|automatically|for you)\b|自己|自动|本身", re.I)
 
 # what introduces a consequence of the clause before it ("..., so it needs scaling", "……，所以要缩放")
 THEREFORE = re.compile(r"\b(?:so|so that|therefore|hence|thus|which is why|that's why|that is why|to avoid|to keep|to stop)\b|"

@@ -5,7 +5,7 @@ A phrase is *denied* when a negator governs it: one before it in its clause, clo
 in between ("not associative", "no need to cast", "不需要对齐", "不是 BLOCK_SIZE 的倍数"; but "no mask means out of
 bounds" and "不加 mask 会越界" assert the out-of-bounds part: "means" and 会 start a new scope), or a dismissal right
 after it ("alignment doesn't matter", "对齐无所谓"). "not only"/"不仅" affirm. Chinese negators are jieba tokens, so
-不同, 不断, 不少 and 不过 are not negations; English ones are word-edged regular expressions.
+不同, 不断, 不少, 不过 and 不满 (a partial tile) are not negations; English ones are word-edged regular expressions.
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ ZH_NEG = frozenset("不 没 没有 无 无需 无须 不用 不必 不需要 不
                    "用不了 用不上 用不到 做不到 做不了 跑不了 看不到 看不见 找不到".split())  # X不了 / X不到: cannot X
 ZH_AFFIRM = frozenset("不仅 不只 不光 不单 不但 不止".split())
 # jieba glues some negated verbs into one word (不崩, 不写): a word starting with 不/没 negates unless it is one of these.
-ZH_NOT_NEG = frozenset("不了 不同 不断 不少 不过 不错 不久 不停 不管 不论 不如 不足 不等 不得不 不然 不禁 不妨 没错".split())
+ZH_NOT_NEG = frozenset("不了 不同 不断 不少 不过 不错 不久 不停 不管 不论 不如 不足 不等 不得不 不满 不然 不禁 不妨 没错".split())
 ZH_BREAK = frozenset("就 会 则 的话 导致 所以 因为 因此 时 时候 才 而且 并且 然后 结果 要 得 造成 还会 还 就会 会导致".split())
 # A dismissal right after the phrase: "X doesn't matter", "X 无所谓".
 POST_DENY = re.compile(
