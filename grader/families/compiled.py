@@ -318,7 +318,13 @@ def compile_over(spec, entry, backend, fullgraph, shapes_inputs, learner_file, s
     # strict: torch._dynamo.mark_dynamic, as the lab names it (code that specializes the dim is an error); else
     # maybe_mark_dynamic, so that a file with breaks still runs and shows every break and recompile.
     mark = dynamo.mark_dynamic if strict else getattr(dynamo, "maybe_mark_dynamic", dynamo.mark_dynamic)
-    with DynamoLog() as log:
+    # No compile caches shared with other processes: two grades of one file compiling at once with a cold cache
+    # came back with different recompiles (one without the `branch` guard; 1 of 4 pairs here, 0 of 6 with the
+    # caches off), and what Dynamo saw must not depend on a neighbour.
+    from torch._functorch import config as functorch_config
+    from torch._inductor import config as inductor_config
+    with DynamoLog() as log, inductor_config.patch(fx_graph_cache=False), \
+            functorch_config.patch(enable_autograd_cache=False):
         dynamo.reset()
         counters.clear()
         compiled = torch.compile(entry, backend=backend, fullgraph=fullgraph)
