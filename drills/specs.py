@@ -136,6 +136,7 @@ SPECS += [
 # -- Beyond pointwise: the Inductor chapter's kernels (2-D indexing, reductions, persistent grid, autotune) --------
 # Sizes keep a CPU grade under ~5 s: the interpreter costs ~0.5 ms per program (more for wide 2-D blocks).
 from grader.core.data import normal  # noqa: E402
+from grader.core.meta import block_of  # noqa: E402
 from grader.core.spec import Mistake, Probe  # noqa: E402
 
 
@@ -214,18 +215,18 @@ def _rms_inputs(dtype):
     return make
 
 
+def _mean_sq_eps(x, eps):
+    """mean(x^2) + eps over the last dim: what RMSNorm takes the root of."""
+    return x.pow(2).mean(dim=-1, keepdim=True) + eps
+
+
 def _rmsnorm_ref(x, weight, eps=1e-6):
-    return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).rsqrt() * weight
-
-
-def _rms_block(meta):
-    from grader.core.meta import block_of
-    return block_of(meta or {})
+    return x * _mean_sq_eps(x, eps).rsqrt() * weight
 
 
 def _rms_over_block(x, weight, meta=None, eps=1e-6):
     """The sum of squares divided by the block size, not by N (masked lanes add 0; the divisor is wrong)."""
-    block = _rms_block(meta)
+    block = block_of(meta or {})
     if not block or block == x.shape[-1]:
         return None
     return x * (x.pow(2).sum(dim=-1, keepdim=True) / block + eps).rsqrt() * weight
@@ -233,16 +234,16 @@ def _rms_over_block(x, weight, meta=None, eps=1e-6):
 
 def _rms_one_plus_weight(x, weight, meta=None, eps=1e-6):
     """Gemma's RMSNorm scales by (1 + w); this drill's (LLaMA's, F.rms_norm's) by w."""
-    return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).rsqrt() * (1 + weight)
+    return x * _mean_sq_eps(x, eps).rsqrt() * (1 + weight)
 
 
 def _rms_no_weight(x, weight, meta=None, eps=1e-6):
-    return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).rsqrt()
+    return x * _mean_sq_eps(x, eps).rsqrt()
 
 
 def _rms_times_rms(x, weight, meta=None, eps=1e-6):
     """Multiplied by the RMS (sqrt) where 1 / RMS (rsqrt) belongs."""
-    return x * (x.pow(2).mean(dim=-1, keepdim=True) + eps).sqrt() * weight
+    return x * _mean_sq_eps(x, eps).sqrt() * weight
 
 
 RMSNORM_MISTAKES = (

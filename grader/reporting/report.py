@@ -413,14 +413,6 @@ def tile_map(tiles: dict, numel: int, lang: str, title: str | None = None) -> Te
     return out
 
 
-def _spec_or_none(drill):
-    """The drill's spec, or None for a verdict of no known drill (an internal error, a file drill cannot place)."""
-    try:
-        return get_spec(drill)
-    except KeyError:  # a label in English is the fallback, never a failed report
-        return None
-
-
 def probe_name(spec, name, lang: str):
     """A probe's label in the learner's language: its name_zh under zh where the spec gives one."""
     if lang == "zh" and name:
@@ -462,6 +454,7 @@ def skipped_line(skipped: list[dict], lang: str, spec=None) -> Text:
 def render(v, lang: str, show_fix: bool = True) -> Group:
     """show_fix=False: a fix that hands over code is held back (progressive disclosure); what is wrong and where
     is always said."""
+    spec = get_spec(v.drill)
     parts = []
     head = Text()
     head.append(f"{v.file}", style="bold")
@@ -494,9 +487,9 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
     focus = v.focus or {}
     if v.cases:
         parts.append(Text(t("sizes", lang) + ":", style="bold"))
-        parts.append(sizes_row(v.cases, _spec_or_none(v.drill), lang))
+        parts.append(sizes_row(v.cases, spec, lang))
     if v.skipped:
-        parts.append(skipped_line(v.skipped, lang, _spec_or_none(v.drill)))
+        parts.append(skipped_line(v.skipped, lang, spec))
     if getattr(v, "unchecked", None) and v.diagnosis != "not-checked":  # CPU limitation: graded on the rest
         parts.append(Text("  " + t("unchecked", lang, n=len(v.unchecked), reason=check_detail(v.unchecked[0]["unchecked"]["reason"], lang)),
                           style="yellow"))
@@ -520,7 +513,6 @@ def render(v, lang: str, show_fix: bool = True) -> Group:
         parts.append(Text("  " + t("stored_sentinel", lang, n=focus["stored_sentinel"])))
     if v.others:
         parts.append(Text(f"  {t('also_seen', lang)}: {', '.join(v.others)}", style="dim"))
-    spec = get_spec(v.drill)
     for render_parts in registry.hooks(spec, "render_parts"):  # the families' sections: bytes proof, speed table,
         parts.extend(render_parts(v, spec, lang))              # device limits, gradients, compile evidence
     if v.checks:
