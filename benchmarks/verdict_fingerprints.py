@@ -28,14 +28,36 @@ CLOCKS = ("cpu_s", "wall_s", "elapsed_s", "opcheck_s")   # measured seconds, whe
 VOLATILE = ((re.compile(r"0x[0-9a-f]+"), "0x?"), (re.compile(r"[0-9.]+ GB available"), "? GB available"))
 
 
-def targets():
+def targets(generated: Path | None = None):
     import drills
 
+    if generated is not None:  # the planted bugs and the slow versions the tests write, under fixed names
+        yield from generated_files(generated)
     for name in drills.names():
         yield drills.get_spec(name).solution_path, {"drill": name}
     for path in sorted((HERE / "tests" / "submissions").glob("*/*.py")):
         m = EXPECT.search(path.read_text(encoding="utf-8"))
         yield path, {"timeout": 5 if m and m.group(1) == "timeout" else None}   # as tests/test_submissions.py
+
+
+def generated_files(folder: Path):
+    """Every planted bug (for the first drill that draws it) and every slow version, written as the tests write
+    them (tests/test_bughunt_catalog.py, tests/test_bughunt_slow.py), so their verdicts are compared too."""
+    import drills
+    from coach.bughunt import catalog, slow
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for bug in catalog.all_bugs():
+        path = folder / f"bug__{bug.key.replace(':', '__')}.py"
+        path.write_text(catalog.plant(bug, catalog.drills_for(bug)[0]).text, encoding="utf-8")
+        yield path, {}
+    for name in drills.names():
+        for s in slow.slow_for(name):
+            if s.cause == "no-tensor-cores":  # not graded by the tests either (tl.sum-heavy, proves nothing more)
+                continue
+            path = folder / f"slow__{s.key.replace(':', '__')}.py"
+            path.write_text(slow.text(s, name), encoding="utf-8")
+            yield path, {}
 
 
 def fingerprint(v, roots) -> dict:
@@ -84,6 +106,8 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default=None, help="substring of the file path")
     ap.add_argument("--no-grade", action="store_true", help="compare --out (written before) with --compare")
+    ap.add_argument("--generated", default=None, help="a folder to write the planted bugs and slow versions into "
+                    "and grade them too (use the same folder for both runs)")
     a = ap.parse_args()
     if a.no_grade:
         return compare(json.loads(Path(a.compare).read_text(encoding="utf-8")),
@@ -91,14 +115,17 @@ def main() -> int:
     from grader.core.spec import ROOT
     from grader.run import runner, worker
 
-    todo = [t for t in targets() if not a.only or a.only in str(t[0])]
+    generated = Path(a.generated).resolve() if a.generated else None
+    todo = [t for t in targets(generated) if not a.only or a.only in str(t[0])]
     started = time.monotonic()
     with worker.warm(), concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         futures = {str(p): pool.submit(runner.grade, p, device="cpu", **kw) for p, kw in todo}
         out = {}
         for p, f in futures.items():
             key = p.replace(str(ROOT), "<ROOT>").replace(str(HERE), "<ROOT>")
-            out[key] = fingerprint(f.result(), (ROOT, HERE))
+            if generated is not None:
+                key = key.replace(str(generated), "<GENERATED>")
+            out[key] = fingerprint(f.result(), (ROOT, HERE) + ((generated,) if generated else ()))
     Path(a.out).write_text(json.dumps(out, indent=1, sort_keys=True), encoding="utf-8")
     import resource
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)   # the warm worker and its forks, reaped on the way out
