@@ -31,13 +31,14 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def add(x, y):
     out = torch.empty_like(x)
     n = out.numel()
-    add_kernel[(triton.cdiv(n, 64),)](x, y, out, n, BLOCK=64)
+    add_kernel[(triton.cdiv(n, 16),)](x, y, out, n, BLOCK=16)
     return out
 '''
 
 BORDERLINE = {  # (small_block_pass, "n": right everywhere, behaves the same; left out to keep the suite short)
     "wrong_past_65536": "tl.minimum(n, 65536)",  # wrong only at n=100000, the size a budget cut would drop;
-}                                                 # 1563 programs there: the budget decides what else runs
+}                                                 # 6250 programs there: the budget decides what else runs
+# (BLOCK = 16: the grade stops after its first failing seed, so the budget must bind within the first round)
 
 
 def fingerprint(v) -> dict:
