@@ -203,7 +203,9 @@ def grade(a, interpreted: bool, started: float) -> dict:
         at = str(size) if isinstance(size, int) else "x".join(map(str, size))
         note(a, catalog.text("progress.calling", "en", size=at, seed=seed) if probe is None else
              catalog.text("progress.calling_probe", "en", size=at, probe=probe.name, seed=seed))
-        for ev in runner.pair(size, a.seed * 1000 + seed, tuner, config, probe):
+        # The first seed calls twice per size (the second call checks the first result was not reused); a further
+        # seed is one more draw of values, and its second call would repeat a check every size has passed.
+        for ev in runner.pair(size, a.seed * 1000 + seed, tuner, config, probe, calls=2 if seed == 0 else 1):
             ev["config"] = config_label(config) if config is not None else None
             if probe is not None:
                 ev["probe"] = probe.name
@@ -361,12 +363,13 @@ class CallRunner:
         except (TypeError, ValueError):
             self.arg_names = []
 
-    def pair(self, size, seed, tuner, config, probe=None):
-        """Two calls with equal shapes and different values; the second also checks the first result was not reused."""
+    def pair(self, size, seed, tuner, config, probe=None, calls=2):
+        """Two calls with equal shapes and different values; the second also checks the first result was not reused.
+        With calls=1, the first call only."""
         import torch
 
         first_out = first_snapshot = None
-        for call in (0, 1):
+        for call in range(calls):
             ev, out = self.call(size, seed, call, tuner, config, probe)
             if ev.get("skipped"):
                 yield ev
