@@ -11,7 +11,7 @@
   into float32 partials (SPLIT_K, M, N) and a second tiny launch that sums them, instead of float16 atomics),
   WORDS (the packed weight loaded as int32 words, four columns' bytes a word, the float16 bit patterns built two
   lanes at a time with 32-bit ops: (word >> s) & 0x000F000F ^ 0x64086408), DOT = 0 (broadcast multiply-add on the
-  CUDA cores instead of tl.dot, for M <= 4).
+  CUDA cores instead of tl.dot, for M <= 4), UNROLL (tl.range's loop_unroll_factor).
 """
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ def _w4_s5(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
            stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn, stride_cs,
            GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
            SPLIT_K: tl.constexpr, PIPE: tl.constexpr, SCALE_PART: tl.constexpr, REDUCE: tl.constexpr,
-           WORDS: tl.constexpr, DOT: tl.constexpr):
+           WORDS: tl.constexpr, DOT: tl.constexpr, UNROLL: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     pid_k = tl.program_id(2)
@@ -158,7 +158,7 @@ def _w4_s5(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
         offs_c = pid_n * (BLOCK_N // 4) + tl.arange(0, BLOCK_N // 4)
         c_ok = offs_c < N // 4
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k0 in tl.range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K, num_stages=PIPE):
+    for k0 in tl.range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K, num_stages=PIPE, loop_unroll_factor=UNROLL):
         r = k0 // 2 + offs_h
         a = tl.load(a_ptr + offs_m[:, None] * stride_am + (k0 + offs_k)[None, :] * stride_ak,
                     mask=m_ok[:, None], other=0.0)
@@ -232,7 +232,7 @@ def s5_w4a16(a, w_packed, scales, group_size, cfg):
     _w4_s5[grid](a, w, scales, out, M, N, K, a.stride(0), a.stride(1), w.stride(0), w.stride(1), scales.stride(0),
                  scales.stride(1), scm, scn, scs, GROUP_SIZE=group_size, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
                  SPLIT_K=sk, PIPE=cfg.get("pipe", 0) or None, SCALE_PART=cfg.get("spart", 0), REDUCE=int(bool(reduce_)),
-                 WORDS=words, DOT=cfg.get("dot", 1), num_warps=cfg.get("warps", 4), num_stages=cfg.get("stages", 3))
+                 WORDS=words, DOT=cfg.get("dot", 1), UNROLL=cfg.get("unroll", 0) or None, num_warps=cfg.get("warps", 4), num_stages=cfg.get("stages", 3))
     if not reduce_:
         return out
     c = torch.empty((M, N), device=a.device, dtype=torch.float16)

@@ -90,20 +90,22 @@ def rows_r5():
     GEMM of the dequant-then-GEMM path at M = 4096."""
     from benchmarks import quant_r5_kernels as r5
     base = dict(GROUP_SIZE=128, BLOCK_M=16, BLOCK_N=64, BLOCK_K=128, SPLIT_K=4, PIPE=None, SCALE_PART=0, REDUCE=0,
-                WORDS=0, DOT=1)
+                WORDS=0, DOT=1, UNROLL=None)
     out = []
     s5_types = ["*fp16", "*u8", "*fp16", "*fp16"] + ["i32"] * 12
     for name, extra, stages in (("s5 (= eo by bits)", {}, 3), ("s5 pipe 4", {"PIPE": 4}, 3),
                                 ("s5 scale on the partial", {"SCALE_PART": 1}, 3),
                                 ("s5 words", {"WORDS": 1}, 3), ("s5 words + scale on the partial",
                                                                 {"WORDS": 1, "SCALE_PART": 1}, 3),
-                                ("s5 reduce split-K 8", {"REDUCE": 1, "SPLIT_K": 8}, 3)):
+                                ("s5 reduce split-K 8", {"REDUCE": 1, "SPLIT_K": 8}, 3),
+                                ("s5 unroll 2", {"UNROLL": 2}, 3)):
         types = list(s5_types)
         if extra.get("WORDS"):
             types[1] = "*i32"
         if extra.get("REDUCE"):
             types[3] = "*fp32"
-        out.append((f"{name} (16, 64, 128)", r5._w4_s5, {**base, **extra}, 4, stages, False, 128 * 64,
+        out.append((f"{name} (16, 64, 128)", r5._w4_s5, {**base, **extra}, 4, stages, False,
+                    128 * 64 * (extra.get("UNROLL") or 1),
                     (NAMES_S5, types)))
     out.append(("s5 broadcast FMA (1, 128, 128) split-K 16 M=1", r5._w4_s5,
                 {**base, "BLOCK_M": 1, "BLOCK_N": 128, "SPLIT_K": 16, "DOT": 0, "SCALE_PART": 1}, 4, 3, True,

@@ -234,12 +234,12 @@ def _dqg(bm, bn, bk, warps, stages, gm=8, dr=32, dn=128, dwarps=4):
     return {**cfg, **{k: v for k, v in extra.items() if v != default[k]}}
 
 
-def _s5(bm, bn, bk, sk=1, warps=4, stages=3, pipe=0, spart=0, reduce=0, words=0, dot=1):
+def _s5(bm, bn, bk, sk=1, warps=4, stages=3, pipe=0, spart=0, reduce=0, words=0, dot=1, unroll=0):
     """Kind "s5" (round 5): the even/odd kernel by bits (kind eo mode 1) with tl.range(num_stages=pipe), the scale on
     the partial product (spart), split-K by float32 partials and a sum launch (reduce), int32-word loads with the
     float16 bit patterns built two lanes a 32-bit op (words), broadcast multiply-add instead of tl.dot (dot=0)."""
     cfg = dict(kind="s5", BM=bm, BN=bn, BK=bk, SPLIT_K=sk, warps=warps, stages=stages)
-    extra = dict(pipe=pipe, spart=spart, reduce=reduce, words=words, dot=dot)
+    extra = dict(pipe=pipe, spart=spart, reduce=reduce, words=words, dot=dot, unroll=unroll)
     return {**cfg, **{k: v for k, v in extra.items() if v != (1 if k == "dot" else 0)}}
 
 
@@ -265,7 +265,10 @@ B5_SMALL = [REF, MAGIC_FILE, _eo(16, 64, 128, 8, mode=1), _eo(16, 64, 128, 4, 4,
             _s5(16, 128, 128, 4, 8), _s5(16, 128, 128, 8, 8), _s5(16, 256, 128, 4, 8), _s5(16, 256, 128, 8, 8),
             _s5(16, 128, 128, 8, 4), _s5(16, 128, 128, 8, 8, 4), _s5(16, 64, 64, 8, 4, 4), _s5(16, 32, 128, 8, 2),
             _s5(16, 64, 128, 4, words=1), _s5(16, 64, 128, 8, words=1), _s5(16, 128, 128, 8, 8, words=1),
-            _s5(16, 64, 128, 8, 4, 4, words=1, spart=1)]
+            _s5(16, 64, 128, 8, 4, 4, words=1, spart=1),
+            _s5(16, 64, 128, 4, 4, 2), _s5(16, 64, 128, 8, 4, 2), _s5(16, 64, 128, 8, 4, 5), _s5(16, 64, 128, 4, 4, 5),
+            _s5(16, 64, 128, 4, unroll=2), _s5(16, 64, 128, 8, unroll=2), _s5(16, 64, 128, 8, 4, 4, spart=1),
+            _s5(16, 64, 128, 16, 4, 4, spart=1, reduce=1), _s5(16, 128, 128, 8, 8, 4, spart=1)]
 # broadcast multiply-add at M = 1: quant_sass.py --r5 counts 7.7 instructions a weight (each float16 weight widened
 # to float32 by HADD2.F32), against 5.3 for the dot; timed once to say so
 B5_TINY = [_s5(1, 64, 128, 8, dot=0), _s5(1, 128, 128, 16, 4, dot=0, spart=1), _s5(1, 256, 128, 8, 8, dot=0, spart=1)]
