@@ -18,17 +18,28 @@ What it shows (the shape of GPTQ's and AWQ's Triton kernels, for this drill's pa
   C with tl.atomic_add (float16 adds in whatever order the programs finish: the last bit of c may differ from run
   to run);
 - masks on the M and N edges and the K tail.
+Large M (M >= LARGE_M) takes another path, the one vLLM's AWQ linear takes at >= 256 tokens: dequantise ONCE, then a
+dense GEMM, both in Triton. The fused kernel dequantises each weight tile once per BLOCK_M rows of a, M / BLOCK_M
+times in all (16 times at M = 4096 with 256-row tiles), in the same warps that issue the MMAs; dequant_kernel
+unpacks each byte once into a float16 (K, N) scratch (the same unpack and group scale), then matmul_kernel
+(Triton's tutorial 03: tl.dot, programs in groups of GROUP_M tile rows for L2 reuse) multiplies a by it. The
+scratch costs K * N * 2 bytes of GPU memory during the call (128 MiB at N = K = 8192; 4x the packed weight it came
+from) and is freed when the call returns; at small M its write and read (160 MB at N = K = 8192) would cost far more
+than the fused kernel's 32 MB, which is why decode stays fused.
 H200 (torch 2.11, triton 3.6), N = K = 8192, group 128, CUDA-graph replays (docs/serving.md, round 4): M = 16 in
 30.2 us, 1.51 x cuBLAS on the float16 weight (the previous reference, every k reading its byte, 39.2 us = 1.16 x);
-M = 1 1.48 x; M = 4096 0.39-0.45 x; the speed gate's 20 runs 1.49-1.55 x. Not the issue's 2 x at M <= 16: the int4 bytes alone would take 7 us, and the loop
-still issues 7 instructions per weight (benchmarks/quant_sass.py); reading the nibble as float16 by its bits
-(benchmarks/candidates/quant_matmul_eo_magic.py) takes it to 27.5 us (1.66 x).
+M = 1 1.48 x; the speed gate's 20 runs 1.49-1.55 x. Not the issue's 2 x at M <= 16: the int4 bytes alone would take
+7 us, and the loop still issues 7 instructions per weight (benchmarks/quant_sass.py); reading the nibble as float16
+by its bits (benchmarks/candidates/quant_matmul_eo_magic.py) takes it to 27.5 us (1.66 x). At M = 4096 the fused
+kernel ran 0.39-0.45 x cuBLAS (round 4); the large-M path: round 5 in docs/serving.md.
 """
 import torch
 import triton
 import triton.language as tl
 
 SPLIT_K_SMALL = 4  # M <= 16: programs per tile of C along K
+LARGE_M = 1024     # M >= LARGE_M: dequantise once, then a float16 GEMM (not yet measured: round 5 K=1 sets it)
+LARGE_TILES = (128, 256, 64, 8, 3)  # the GEMM's BLOCK_M, BLOCK_N, BLOCK_K, warps, stages (round 5's sweep)
 
 
 @triton.jit
@@ -67,10 +78,86 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
         tl.atomic_add(c_ptrs, acc.to(tl.float16), mask=c_mask, sem="relaxed")
 
 
+@triton.jit
+def dequant_kernel(w_ptr, s_ptr, out_ptr, K, N, stride_wk, stride_wn, stride_sg, stride_sn, stride_ok, stride_on,
+                   GROUP_SIZE: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Packed rows r of BLOCK_N columns, each byte loaded once: out[2r] = low nibble * scale, out[2r + 1] = high
+    nibble * scale, in float16 (q is exact, q * scale rounded once, as the fused kernel). 2 * BLOCK_R divides
+    GROUP_SIZE, so the program's rows lie in one group: one scale row."""
+    r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (r[:, None] < K // 2) & (n[None, :] < N)
+    packed = tl.load(w_ptr + r[:, None] * stride_wk + n[None, :] * stride_wn, mask=mask, other=0)
+    w_even = ((packed & 0xF).to(tl.int32) ^ 8) - 8  # k = 2r: the low nibble, two's complement
+    w_odd = ((packed >> 4).to(tl.int32) ^ 8) - 8    # k = 2r + 1: the high nibble
+    group = (tl.program_id(0) * BLOCK_R * 2) // GROUP_SIZE
+    scale = tl.load(s_ptr + group * stride_sg + n * stride_sn, mask=n < N, other=0.0)
+    out = out_ptr + (2 * r)[:, None] * stride_ok + n[None, :] * stride_on
+    tl.store(out, w_even.to(tl.float16) * scale[None, :], mask=mask)
+    tl.store(out + stride_ok, w_odd.to(tl.float16) * scale[None, :], mask=mask)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    """c = a @ b in float16 with float32 accumulation (Triton's tutorial 03). Programs go through the tiles of c in
+    groups of GROUP_M tile rows, so the GROUP_M rows of a and the columns of b a group reads stay in L2. BLOCK_K
+    divides K (the wrapper takes it from the group size): no K mask. The M and N edges load wrapped rows / columns
+    (offs % M: valid addresses, their results never stored) and the store is masked."""
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BLOCK_M)
+    num_n = tl.cdiv(N, BLOCK_N)
+    width = GROUP_M * num_n
+    first_m = (pid // width) * GROUP_M
+    rows = tl.minimum(num_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % width) % rows
+    pid_n = (pid % width) // rows
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_m % M)[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + (offs_n % N)[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for _ in range(0, K, BLOCK_K):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn, acc.to(tl.float16), mask=c_mask)
+
+
+def dequantize_w4(w_packed: torch.Tensor, scales: torch.Tensor, group_size: int) -> torch.Tensor:
+    """The float16 (K, N) weight w * scale, each packed byte read once (the large-M path's scratch: K * N * 2 bytes)."""
+    K, N = w_packed.shape[0] * 2, w_packed.shape[1]
+    BLOCK_R, BLOCK_N = min(32, group_size // 2), 128
+    w = torch.empty((K, N), device=w_packed.device, dtype=torch.float16)
+    grid = (triton.cdiv(K // 2, BLOCK_R), triton.cdiv(N, BLOCK_N))
+    dequant_kernel[grid](w_packed, scales, w, K, N, w_packed.stride(0), w_packed.stride(1), scales.stride(0),
+                         scales.stride(1), w.stride(0), w.stride(1), GROUP_SIZE=group_size, BLOCK_R=BLOCK_R,
+                         BLOCK_N=BLOCK_N, num_warps=4)
+    return w
+
+
+def matmul_fp16(a: torch.Tensor, b: torch.Tensor, group_size: int) -> torch.Tensor:
+    """a @ b for a float16 (M, K) and (K, N), K a whole number of groups."""
+    M, K = a.shape
+    N = b.shape[1]
+    BLOCK_M, BLOCK_N, BLOCK_K, warps, stages = LARGE_TILES
+    BLOCK_K = min(BLOCK_K, group_size)  # divides the group, so K: no K tail
+    c = torch.empty((M, N), device=a.device, dtype=torch.float16)
+    grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
+    matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                        c.stride(1), BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=8,
+                        num_warps=warps, num_stages=stages)
+    return c
+
+
 def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, group_size: int = 128) -> torch.Tensor:
     M, K = a.shape
     assert w_packed.shape[0] * 2 == K and K % group_size == 0, "K must be 2 x w_packed rows and whole groups"
     N = w_packed.shape[1]
+    if M >= LARGE_M:  # a compute-bound GEMM: dequantise once (K * N * 2 bytes of scratch), then a float16 GEMM
+        return matmul_fp16(a, dequantize_w4(w_packed, scales, group_size), group_size)
     # The tiles by M (H200, N = K = 8192: docs/serving.md). M <= 16 is a decode GEMV: no tall tile, the weight
     # bytes dominate, split K to have enough programs. Larger M is a GEMM: tall tiles reuse each dequantised
     # weight tile BLOCK_M times, and a deeper pipeline (num_stages) hides the loads behind the dots.
