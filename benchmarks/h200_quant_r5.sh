@@ -10,7 +10,7 @@
 #     float32 partials + a sum launch, BLOCK_N 128-256 with 8 warps, int32-word loads, broadcast FMA at M = 1).
 # Every row checked first against float32 torch at the drill's tolerance (1e-3 x |a| @ |w s| per element); M <= 16
 # CUDA-graph replays (3 alternating rounds) with one do_bench round beside; M >= 128 do_bench, 3 alternating rounds.
-# Writes $OUT/quant_sweep.json after every M.
+# Writes $OUT/quant_sweep.json after every M. Then `drill grade solutions/quant_matmul.py --device cuda` (what is left).
 set -u
 export PYTHONPATH="${PYTHONPATH:-$PWD}" PYTHONUNBUFFERED=1 DRILL_HOME="${OUT:?set OUT}/drill_home"
 export TRITON_CACHE_DIR="$OUT/triton_cache"
@@ -20,7 +20,10 @@ START=$(date +%s)
 left() { echo $(( ${TOTAL_S:-145} - ($(date +%s) - START) )); }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm --format=csv,noheader 2>/dev/null
 $PY -c "import torch, triton; print(torch.__version__, triton.__version__)"
-timeout $(( $(left) - 3 )) $PY benchmarks/serving_sweep.py --case quant --set 5 --rounds 3 --jobs 15 --out "$OUT" \
+timeout $(( $(left) - 35 )) $PY benchmarks/serving_sweep.py --case quant --set 5 --rounds 3 --jobs 15 --out "$OUT" \
   2>&1 | grep -v Warning
 echo "sweep rc=${PIPESTATUS[0]} at $(( $(date +%s) - START )) s"
+# the reference as committed (its large-M path from LARGE_M on), graded on CUDA as a learner's file would be
+timeout $(( $(left) - 2 )) $PY cli.py grade solutions/quant_matmul.py --device cuda 2>&1 | grep -v Warning | head -40
+echo "grade rc=${PIPESTATUS[0]} at $(( $(date +%s) - START )) s"
 rm -rf "$DRILL_HOME" "$TRITON_CACHE_DIR"

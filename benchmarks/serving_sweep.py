@@ -253,9 +253,12 @@ B5_DQG_BIG = [_dqg(128, 256, 64, 8, 3), _dqg(128, 256, 64, 8, 4), _dqg(128, 128,
               _dqg(128, 256, 64, 8, 3, dn=256), _dqg(128, 256, 64, 8, 3, dr=16, dn=256)]
 B5_DQG_MID = [_dqg(128, 256, 64, 8, 3), _dqg(128, 128, 64, 4, 4), _dqg(128, 128, 64, 8, 4), _dqg(64, 128, 64, 4, 4),
               _dqg(128, 64, 64, 4, 4), _dqg(64, 64, 64, 4, 4), _dqg(64, 128, 128, 4, 3)]
-B5_FUSED = [REF, MAGIC_FILE, _eo(256, 128, 64, 1, 8, 4, mode=1, gm=8), _eo(128, 256, 64, 1, 8, 3, mode=1, gm=8)]
-B5_FUSED_MID = [REF, MAGIC_FILE, _eo(64, 64, 128, mode=1), _eo(128, 128, 64, 1, 4, 4, mode=1, gm=8),
-                _eo(64, 128, 64, 1, 4, 4, mode=1)]
+# REF (solutions/quant_matmul.py) takes its large-M path from LARGE_M on; the fused reference kernel's own tiles are
+# the kind-eo mode-0 rows (the same kernel, the same program order)
+B5_FUSED = [REF, MAGIC_FILE, _eo(256, 128, 64, 1, 8, 4, mode=0), _eo(256, 128, 64, 1, 8, 4, mode=1, gm=8),
+            _eo(128, 256, 64, 1, 8, 3, mode=1, gm=8)]
+B5_FUSED_MID = [REF, MAGIC_FILE, _eo(64, 64, 128, mode=0), _eo(64, 64, 128, mode=1),
+                _eo(128, 128, 64, 1, 4, 4, mode=1, gm=8), _eo(64, 128, 64, 1, 4, 4, mode=1)]
 B5_SMALL = [REF, MAGIC_FILE, _eo(16, 64, 128, 8, mode=1), _eo(16, 64, 128, 4, 4, 4, mode=1),
             _s5(16, 64, 128, 4), _s5(16, 64, 128, 8), _s5(16, 64, 128, 4, 4, 4),
             _s5(16, 64, 128, 4, pipe=3), _s5(16, 64, 128, 4, pipe=4), _s5(16, 64, 128, 8, pipe=4),
