@@ -279,6 +279,10 @@ B5_CONFIGS = {16: B5_SMALL, 1: B5_SMALL + B5_TINY, 4096: B5_FUSED + B5_DQG_BIG +
               2048: B5_FUSED + B5_DQG_BIG[:7], 1024: B5_FUSED_MID + B5_DQG_BIG[:4] + B5_DQG_MID[3:],
               128: B5_FUSED_MID + B5_DQG_MID}
 NOT_A_PRODUCT = ("dq_only",)  # timed for their share, not checked against the product
+# `--set 5b` (batch K=2): the final reference file at every M, beside the round-4 reference (the fused even/odd kernel
+# at every M: benchmarks/candidates/quant_matmul_eo.py) and the by-bits file
+EO_FILE = dict(kind="file", path="benchmarks/candidates/quant_matmul_eo.py")
+B5B_CONFIGS = {m: [REF, EO_FILE, MAGIC_FILE] for m in (1, 16, 128, 1024, 2048, 4096)}
 
 def _d(kind, bn, splits, warps=4, stages=2):
     return dict(kind=kind, BLOCK_N=bn, splits=splits, warps=warps, stages=stages)
@@ -619,7 +623,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=12)
     ap.add_argument("--out", help="quant: where quant_sweep.json and quant_matmul_awq_best.py go")
     ap.add_argument("--dry", action="store_true", help="CPU: check the quant candidates under the interpreter")
-    ap.add_argument("--set", choices=("2", "3", "3b", "3c", "4", "4b", "5"), default="2",
+    ap.add_argument("--set", choices=("2", "3", "3b", "3c", "4", "4b", "5", "5b"), default="2",
                     help="quant: batch 2's candidates, batch 3's (kind r; M <= 16 timed as CUDA-graph replays), or "
                          "3b (M = 4096: the reference's tiles without and with the bit trick), or 3c (M = 1 and 16: "
                          "split-K by float32 vs float16 atomics under do_bench)")
@@ -637,6 +641,10 @@ def main() -> int:
         QUANT_CONFIGS.clear()
         QUANT_CONFIGS.update(B5_CONFIGS)
         QUANT_M = (4096, 16, 1, 128, 2048, 1024)  # the two goals first
+    elif a.set == "5b":
+        QUANT_CONFIGS.clear()
+        QUANT_CONFIGS.update(B5B_CONFIGS)
+        QUANT_M = (16, 1, 4096, 128, 2048, 1024)
     elif a.set == "4b":
         QUANT_CONFIGS.clear()
         QUANT_CONFIGS.update(B4B_CONFIGS)
@@ -670,8 +678,8 @@ def main() -> int:
     print(f"compiled {len(jobs_of(a.case))} kernels in {time.perf_counter() - t0:.1f} s "
           f"({len(bad)} failed)", flush=True)
     if a.case == "quant":
-        run_quant(a.rounds, bad, a.out, graphed_small=a.set in ("3", "4", "4b", "5"),
-                  strict=a.set in ("4", "4b", "5"))
+        run_quant(a.rounds, bad, a.out, graphed_small=a.set in ("3", "4", "4b", "5", "5b"),
+                  strict=a.set in ("4", "4b", "5", "5b"))
     else:
         run_decode(a.rounds, bad)
     print(f"\ntotal {time.perf_counter() - t0:.1f} s")
