@@ -3,6 +3,7 @@ parts. Grades of the skeletons, references and submissions are in tests/test_sub
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -457,9 +458,9 @@ def test_the_quant_cuda_sizes_grade_both_paths_of_the_reference():
 
 def large_m_copy(tmp_path, name, *edits):
     """The reference with LARGE_M = 1 (every size on the dequant + GEMM path), plus text edits (old, new)."""
-    src = QUANT_REF.read_text(encoding="utf-8")
-    line = next(x for x in src.splitlines() if x.startswith("LARGE_M = "))
-    src = src.replace(line, "LARGE_M = 1  # every size on the large-M path", 1)
+    src, n = re.subn(r"^LARGE_M = \d+", "LARGE_M = 1  # every size on the large-M path",
+                     QUANT_REF.read_text(encoding="utf-8"), count=1, flags=re.M)
+    assert n == 1
     for old, new in edits:
         assert src.count(old) == 1, old
         src = src.replace(old, new)
@@ -479,12 +480,14 @@ def test_the_reference_large_m_path_passes_the_cpu_grade(tmp_path):
 
 @pytest.mark.slow
 def test_the_large_m_path_with_unsigned_nibbles_is_named(tmp_path):
-    """The grade above is on the large-M path: the same copy with dequant_kernel's sign extension dropped fails as
-    the unsigned-nibble mistake."""
+    """The grade above is on the large-M path: the same copy with dequant_kernel's nibbles read unsigned (nib | 0x6400
+    minus 1024: 0..15) fails as the unsigned-nibble mistake."""
     from grader.run import runner
     path = large_m_copy(tmp_path, "quant_large_m_unsigned.py",
-                        ("w_even = ((packed & 0xF).to(tl.int32) ^ 8) - 8", "w_even = (packed & 0xF).to(tl.int32)"),
-                        ("w_odd = ((packed >> 4).to(tl.int32) ^ 8) - 8", "w_odd = (packed >> 4).to(tl.int32)"))
+                        ("^ 0x6408).to(tl.float16, bitcast=True) - 1032.0  # k = 2r:",
+                         "| 0x6400).to(tl.float16, bitcast=True) - 1024.0  # k = 2r:"),
+                        ("^ 0x6408).to(tl.float16, bitcast=True) - 1032.0    # k = 2r + 1:",
+                         "| 0x6400).to(tl.float16, bitcast=True) - 1024.0    # k = 2r + 1:"))
     v = runner.grade(path, drill="quant-matmul", device="cpu")
     assert not v.passed and v.diagnosis == "wrong-values", (v.diagnosis, v.detail)
     assert "unsigned" in str(v.detail), v.detail
