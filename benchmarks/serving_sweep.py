@@ -282,7 +282,12 @@ NOT_A_PRODUCT = ("dq_only",)  # timed for their share, not checked against the p
 # `--set 5b` (batch K=2): the final reference file at every M, beside the round-4 reference (the fused even/odd kernel
 # at every M: benchmarks/candidates/quant_matmul_eo.py) and the by-bits file
 EO_FILE = dict(kind="file", path="benchmarks/candidates/quant_matmul_eo.py")
-B5B_CONFIGS = {m: [REF, EO_FILE, MAGIC_FILE] for m in (1, 16, 128, 1024, 2048, 4096)}
+B5B_CONFIGS = {m: [REF, EO_FILE, MAGIC_FILE] for m in (1, 16, 128, 256, 512, 1024, 2048, 4096)}
+for _m in (128, 256, 512):  # the crossover: the reference's GEMM tiles below M = 1024, and the others
+    B5B_CONFIGS[_m] += [_dqg(128, 128, 64, 4, 4), _dqg(128, 256, 64, 8, 3), _dqg(64, 128, 128, 4, 3),
+                        _eo(64, 64, 128, mode=1)]
+for _m in (1024, 4096):  # the reference's GEMM again as a kind-dqg row (its spread), and the 128x128 tiles
+    B5B_CONFIGS[_m] += [_dqg(128, 256, 64, 8, 3), _dqg(128, 128, 64, 4, 4)]
 
 def _d(kind, bn, splits, warps=4, stages=2):
     return dict(kind=kind, BLOCK_N=bn, splits=splits, warps=warps, stages=stages)
@@ -552,7 +557,8 @@ def run_decode(rounds, bad):
         torch.cuda.empty_cache()
 
 
-DRY_SHAPES = {1: (1, 72, 256), 16: (16, 129, 384), 128: (130, 72, 256), 1024: (257, 264, 256),
+DRY_SHAPES = {1: (1, 72, 256), 16: (16, 129, 384), 128: (130, 72, 256), 256: (257, 72, 256), 512: (300, 72, 256),
+              1024: (257, 264, 256),
               2048: (130, 264, 256), 4096: (130, 264, 256)}
 
 
@@ -644,7 +650,7 @@ def main() -> int:
     elif a.set == "5b":
         QUANT_CONFIGS.clear()
         QUANT_CONFIGS.update(B5B_CONFIGS)
-        QUANT_M = (16, 1, 4096, 128, 2048, 1024)
+        QUANT_M = (16, 1, 4096, 256, 512, 128, 1024, 2048)
     elif a.set == "4b":
         QUANT_CONFIGS.clear()
         QUANT_CONFIGS.update(B4B_CONFIGS)
