@@ -27,21 +27,22 @@ What it shows (the shape of GPTQ's and AWQ's Triton kernels, for this drill's pa
   programs in groups of GROUP_M tile rows for L2 reuse) multiplies a by it. The scratch costs K * N * 2 bytes of GPU
   memory during the call (128 MiB at N = K = 8192, 4x the packed weight) and is freed when the call returns. At
   small M its write and read (160 MB at N = K = 8192, 49 us for the dequant kernel alone) cost more than the whole
-  fused kernel (26 us at M = 16), which is why decode stays fused.
+  fused kernel (26 us at M = 16), which is why decode stays fused; the fused kernel was faster at M = 128, dequant +
+  GEMM from M = 256.
 H200 (torch 2.11, triton 3.6), N = K = 8192, group 128, against cuBLAS on the float16 weight (docs/serving.md, round
-5, 2026-12-02): M = 16 in about 26 us, ~1.7 x (CUDA-graph replays; the unpack above was 29.8 us = 1.51 x with the
-sign as (q ^ 8) - 8 and an int -> float conversion); not the issue's 2 x, which needs <= 22.6 us: the int4 bytes
-alone would take 7 us, and the loop still issues 5.3 instructions per weight (benchmarks/quant_sass.py --r5). M = 4096
-through dequant + GEMM: 797-889 us against cuBLAS's 785, 0.88-0.98 x (the fused kernel 0.53-0.57 x).
+5, 2026-12-02): M = 16 in 26.4 us, 1.70 x (CUDA-graph replays; the speed gate's 20 runs 1.65-1.73 x; the same
+kernel with the sign as (q ^ 8) - 8 and an int -> float conversion 29.9 us = 1.50 x), M = 1 1.67 x; not the
+issue's 2 x, which needs <= 22.5 us: the int4 bytes alone would take 7 us, and the loop still issues 5.3
+instructions per weight (benchmarks/quant_sass.py --r5). M = 4096 through dequant + GEMM: 879 us against cuBLAS's
+835 us in the same run, 0.95 x (0.88 x in another; the best fused kernel 0.54-0.57 x).
 """
 import torch
 import triton
 import triton.language as tl
 
 SPLIT_K_SMALL = 4  # M <= 16: programs per tile of C along K
-# M >= LARGE_M: dequantise once, then a float16 GEMM. Round 5 on the H200 (N = K = 8192): the fused kernel is faster
-# at M = 128 (78.6 against 100-105 us), dequant + GEMM at M = 1024 (238 against 396-513 us); 256 is vLLM's AWQ
-# threshold, between the two (docs/serving.md, round 5, says what was measured there)
+# M >= LARGE_M: dequantise once, then a float16 GEMM. Round 5 on the H200 (N = K = 8192, docs/serving.md): the fused
+# kernel is faster at M = 128 (79.6 against 102-108 us), dequant + GEMM from M = 256 (108.6 against 145.2 us)
 LARGE_M = 256
 
 
@@ -148,9 +149,10 @@ def matmul_fp16(a: torch.Tensor, b: torch.Tensor, group_size: int) -> torch.Tens
     """a @ b for a float16 (M, K) and (K, N), K a whole number of groups."""
     M, K = a.shape
     N = b.shape[1]
-    # round 5's sweep (H200, N = K = 8192): 128x256x64 tiles, 8 warps, 3 stages from M = 1024 (0.98 x cuBLAS at
-    # M = 4096); fewer rows leave 128x256 tiles too few programs for 132 SMs (M = 128: 132 us against 105 us)
-    if M >= 1024:
+    # round 5's sweep (H200, N = K = 8192): 128x256x64 tiles, 8 warps, 3 stages from M = 512 (146.5 against 154.5 us
+    # there; 0.95-0.97 x cuBLAS at M = 4096); fewer rows leave them too few programs for 132 SMs (M = 256: 134.3
+    # against 108.1 us for 128x128x64, 4 warps, 4 stages)
+    if M >= 512:
         BLOCK_M, BLOCK_N, BLOCK_K, warps, stages = 128, 256, 64, 8, 3
     else:
         BLOCK_M, BLOCK_N, BLOCK_K, warps, stages = 128, 128, 64, 4, 4
