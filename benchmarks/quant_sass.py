@@ -81,6 +81,38 @@ def rows():
     return out
 
 
+S5_NAMES = NAMES_S5 = ["a_ptr", "w_ptr", "s_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_ak", "stride_wk",
+                       "stride_wn", "stride_sg", "stride_sn", "stride_cm", "stride_cn", "stride_cs"]
+
+
+def rows_r5():
+    """Round 5 (benchmarks/quant_r5_kernels.py): kind s5's switches at (16, 64, 128) split-K 4 / 8, and the float16
+    GEMM of the dequant-then-GEMM path at M = 4096."""
+    from benchmarks import quant_r5_kernels as r5
+    base = dict(GROUP_SIZE=128, BLOCK_M=16, BLOCK_N=64, BLOCK_K=128, SPLIT_K=4, PIPE=None, SCALE_PART=0, REDUCE=0,
+                WORDS=0, DOT=1, UNROLL=None)
+    out = []
+    s5_types = ["*fp16", "*u8", "*fp16", "*fp16"] + ["i32"] * 12
+    for name, extra, stages in (("s5 (= eo by bits)", {}, 3), ("s5 pipe 4", {"PIPE": 4}, 3),
+                                ("s5 scale on the partial", {"SCALE_PART": 1}, 3),
+                                ("s5 words", {"WORDS": 1}, 3), ("s5 words + scale on the partial",
+                                                                {"WORDS": 1, "SCALE_PART": 1}, 3),
+                                ("s5 reduce split-K 8", {"REDUCE": 1, "SPLIT_K": 8}, 3),
+                                ("s5 unroll 2", {"UNROLL": 2}, 3)):
+        types = list(s5_types)
+        if extra.get("WORDS"):
+            types[1] = "*i32"
+        if extra.get("REDUCE"):
+            types[3] = "*fp32"
+        out.append((f"{name} (16, 64, 128)", r5._w4_s5, {**base, **extra}, 4, stages, False,
+                    128 * 64 * (extra.get("UNROLL") or 1),
+                    (NAMES_S5, types)))
+    out.append(("s5 broadcast FMA (1, 128, 128) split-K 16 M=1", r5._w4_s5,
+                {**base, "BLOCK_M": 1, "BLOCK_N": 128, "SPLIT_K": 16, "DOT": 0, "SCALE_PART": 1}, 4, 3, True,
+                128 * 128, (NAMES_S5, s5_types)))
+    return out
+
+
 NAMES = ["a_ptr", "w_ptr", "s_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_ak", "stride_wk", "stride_wn",
          "stride_sg", "stride_sn", "stride_cm", "stride_cn"]
 TYPES = ["*fp16", "*u8", "*fp16", "*fp16"] + ["i32"] * 11
@@ -94,6 +126,8 @@ def compile_sass(fn, consts, warps, stages, m_one=False, names_types=None):
     from triton.tools.disasm import get_sass
     names, types = names_types or (NAMES, TYPES)
     fixed = {n: 1 for n in UNIT + (("M",) if m_one else ()) if n in names}
+    if "stride_cs" in names:  # kind s5: the partials' split stride is 0 unless REDUCE
+        fixed.setdefault("stride_cs", 0) if not consts.get("REDUCE") else None
     sig = {n: ("constexpr" if n in fixed else t) for n, t in zip(names, types)}
     sig.update({k: "constexpr" for k in consts})
     attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(names) if n not in fixed}
@@ -141,11 +175,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only")
     ap.add_argument("--dump")
+    ap.add_argument("--r5", action="store_true", help="round 5's kind s5 rows only")
     a = ap.parse_args(argv)
     import triton
     print(f"triton {triton.__version__}, sm_90; per weight = instructions of one thread's loop iteration / the "
           f"weights it handles; bounds at {SMS} SMs x {CLOCK / 1e9:.2f} GHz for the 8192 x 8192 weight")
-    for label, fn, consts, warps, stages, m_one, per_iter, *nt in rows():
+    for label, fn, consts, warps, stages, m_one, per_iter, *nt in (rows_r5() if a.r5 else rows()):
         if a.only and a.only not in label:
             continue
         k, sass = compile_sass(fn, consts, warps, stages, m_one, nt[0] if nt else None)

@@ -588,6 +588,10 @@ def w4a16(a, w_packed, scales, group_size, cfg):
         return r_w4a16(a, w_packed, scales, group_size, cfg)
     if cfg["kind"] == "eo":
         return eo_w4a16(a, w_packed, scales, group_size, cfg)
+    if cfg["kind"] in ("dqg", "s5", "dq_only"):  # round 5 (benchmarks/quant_r5_kernels.py)
+        from benchmarks import quant_r5_kernels as r5
+        fn = {"dqg": r5.dqg_w4a16, "s5": r5.s5_w4a16, "dq_only": r5.dequant_only}[cfg["kind"]]
+        return fn(a, w_packed, scales, group_size, cfg)
     if cfg["kind"] == "file":  # a complete file's own matmul_w4a16 (the shipped reference, a candidate file)
         return file_entry(cfg["path"])(a, w_packed, scales, group_size)
     if cfg["kind"] in ("gv", "rw"):

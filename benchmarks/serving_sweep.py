@@ -223,6 +223,72 @@ for _mode in (0, 1):
                   _eo(128, 256, 64, 1, 8, 3, mode=_mode, gm=8), _eo(128, 256, 64, 1, 8, 3, mode=_mode, swap=1, gm=8)]
 B4B_CONFIGS = {16: B4B_SMALL, 1: B4B_SMALL, 4096: B4B_LARGE}
 
+
+
+def _dqg(bm, bn, bk, warps, stages, gm=8, dr=32, dn=128, dwarps=4):
+    """Kind "dqg" (round 5, benchmarks/quant_r5_kernels.py): a Triton dequant kernel writes the float16 (K, N) weight
+    once ((DR packed rows, DN columns) a program), then a Triton float16 GEMM (tutorial 03, grouped order GROUP_M)."""
+    cfg = dict(kind="dqg", BM=bm, BN=bn, BK=bk, warps=warps, stages=stages, gm=gm)
+    extra = dict(DR=dr, DN=dn, dwarps=dwarps)
+    default = dict(DR=32, DN=128, dwarps=4)
+    return {**cfg, **{k: v for k, v in extra.items() if v != default[k]}}
+
+
+def _s5(bm, bn, bk, sk=1, warps=4, stages=3, pipe=0, spart=0, reduce=0, words=0, dot=1, unroll=0):
+    """Kind "s5" (round 5): the even/odd kernel by bits (kind eo mode 1) with tl.range(num_stages=pipe), the scale on
+    the partial product (spart), split-K by float32 partials and a sum launch (reduce), int32-word loads with the
+    float16 bit patterns built two lanes a 32-bit op (words), broadcast multiply-add instead of tl.dot (dot=0)."""
+    cfg = dict(kind="s5", BM=bm, BN=bn, BK=bk, SPLIT_K=sk, warps=warps, stages=stages)
+    extra = dict(pipe=pipe, spart=spart, reduce=reduce, words=words, dot=dot, unroll=unroll)
+    return {**cfg, **{k: v for k, v in extra.items() if v != (1 if k == "dot" else 0)}}
+
+
+# Round 5 (`--set 5`, quant3). A (M >= 128): dequantise once into a float16 (K, N) scratch, then a Triton GEMM, beside
+# the fused kernels and cuBLAS, at M = 128, 1024, 2048, 4096 (the crossover from measurement). B (M <= 16): kind s5.
+DQ_ONLY = [dict(kind="dq_only"), dict(kind="dq_only", DR=64), dict(kind="dq_only", DN=256), dict(kind="dq_only",
+                                                                                               DR=16, DN=256)]
+B5_DQG_BIG = [_dqg(128, 256, 64, 8, 3), _dqg(128, 256, 64, 8, 4), _dqg(128, 128, 64, 4, 4), _dqg(128, 128, 64, 8, 4),
+              _dqg(256, 128, 64, 8, 3), _dqg(128, 128, 128, 8, 3), _dqg(128, 256, 64, 8, 3, gm=4),
+              _dqg(64, 256, 64, 4, 4), _dqg(128, 128, 64, 4, 5), _dqg(128, 256, 64, 8, 3, dr=64),
+              _dqg(128, 256, 64, 8, 3, dn=256), _dqg(128, 256, 64, 8, 3, dr=16, dn=256)]
+B5_DQG_MID = [_dqg(128, 256, 64, 8, 3), _dqg(128, 128, 64, 4, 4), _dqg(128, 128, 64, 8, 4), _dqg(64, 128, 64, 4, 4),
+              _dqg(128, 64, 64, 4, 4), _dqg(64, 64, 64, 4, 4), _dqg(64, 128, 128, 4, 3)]
+# REF (solutions/quant_matmul.py) takes its large-M path from LARGE_M on; the fused reference kernel's own tiles are
+# the kind-eo mode-0 rows (the same kernel, the same program order)
+B5_FUSED = [REF, MAGIC_FILE, _eo(256, 128, 64, 1, 8, 4, mode=0), _eo(256, 128, 64, 1, 8, 4, mode=1, gm=8),
+            _eo(128, 256, 64, 1, 8, 3, mode=1, gm=8)]
+B5_FUSED_MID = [REF, MAGIC_FILE, _eo(64, 64, 128, mode=0), _eo(64, 64, 128, mode=1),
+                _eo(128, 128, 64, 1, 4, 4, mode=1, gm=8), _eo(64, 128, 64, 1, 4, 4, mode=1)]
+B5_SMALL = [REF, MAGIC_FILE, _eo(16, 64, 128, 8, mode=1), _eo(16, 64, 128, 4, 4, 4, mode=1),
+            _s5(16, 64, 128, 4), _s5(16, 64, 128, 8), _s5(16, 64, 128, 4, 4, 4),
+            _s5(16, 64, 128, 4, pipe=3), _s5(16, 64, 128, 4, pipe=4), _s5(16, 64, 128, 8, pipe=4),
+            _s5(16, 64, 128, 8, pipe=2), _s5(16, 64, 128, 4, spart=1), _s5(16, 64, 128, 8, spart=1),
+            _s5(16, 64, 128, 8, reduce=1), _s5(16, 64, 128, 16, reduce=1), _s5(16, 64, 128, 16),
+            _s5(16, 32, 128, 16, reduce=1), _s5(16, 64, 128, 32, reduce=1), _s5(16, 128, 128, 16, 8, reduce=1),
+            _s5(16, 128, 128, 4, 8), _s5(16, 128, 128, 8, 8), _s5(16, 256, 128, 4, 8), _s5(16, 256, 128, 8, 8),
+            _s5(16, 128, 128, 8, 4), _s5(16, 128, 128, 8, 8, 4), _s5(16, 64, 64, 8, 4, 4), _s5(16, 32, 128, 8, 2),
+            _s5(16, 64, 128, 4, words=1), _s5(16, 64, 128, 8, words=1), _s5(16, 128, 128, 8, 8, words=1),
+            _s5(16, 64, 128, 8, 4, 4, words=1, spart=1),
+            _s5(16, 64, 128, 4, 4, 2), _s5(16, 64, 128, 8, 4, 2), _s5(16, 64, 128, 8, 4, 5), _s5(16, 64, 128, 4, 4, 5),
+            _s5(16, 64, 128, 4, unroll=2), _s5(16, 64, 128, 8, unroll=2), _s5(16, 64, 128, 8, 4, 4, spart=1),
+            _s5(16, 64, 128, 16, 4, 4, spart=1, reduce=1), _s5(16, 128, 128, 8, 8, 4, spart=1)]
+# broadcast multiply-add at M = 1: quant_sass.py --r5 counts 7.7 instructions a weight (each float16 weight widened
+# to float32 by HADD2.F32), against 5.3 for the dot; timed once to say so
+B5_TINY = [_s5(1, 64, 128, 8, dot=0), _s5(1, 128, 128, 16, 4, dot=0, spart=1), _s5(1, 256, 128, 8, 8, dot=0, spart=1)]
+B5_CONFIGS = {16: B5_SMALL, 1: B5_SMALL + B5_TINY, 4096: B5_FUSED + B5_DQG_BIG + DQ_ONLY,
+              2048: B5_FUSED + B5_DQG_BIG[:7], 1024: B5_FUSED_MID + B5_DQG_BIG[:4] + B5_DQG_MID[3:],
+              128: B5_FUSED_MID + B5_DQG_MID}
+NOT_A_PRODUCT = ("dq_only",)  # timed for their share, not checked against the product
+# `--set 5b` (batch K=2): the final reference file at every M, beside the round-4 reference (the fused even/odd kernel
+# at every M: benchmarks/candidates/quant_matmul_eo.py) and the by-bits file
+EO_FILE = dict(kind="file", path="benchmarks/candidates/quant_matmul_eo.py")
+B5B_CONFIGS = {m: [REF, EO_FILE, MAGIC_FILE] for m in (1, 16, 128, 256, 512, 1024, 2048, 4096)}
+for _m in (128, 256, 512):  # the crossover: the reference's GEMM tiles below M = 1024, and the others
+    B5B_CONFIGS[_m] += [_dqg(128, 128, 64, 4, 4), _dqg(128, 256, 64, 8, 3), _dqg(64, 128, 128, 4, 3),
+                        _eo(64, 64, 128, mode=1)]
+for _m in (1024, 4096):  # the reference's GEMM again as a kind-dqg row (its spread), and the 128x128 tiles
+    B5B_CONFIGS[_m] += [_dqg(128, 256, 64, 8, 3), _dqg(128, 128, 64, 4, 4)]
+
 def _d(kind, bn, splits, warps=4, stages=2):
     return dict(kind=kind, BLOCK_N=bn, splits=splits, warps=warps, stages=stages)
 
@@ -392,12 +458,17 @@ def run_quant(rounds, bad, out_dir=None, graphed_small=False, strict=False):
         fns = {"cublas fp16 (dequantised weight)": lambda: torch.matmul(a, w_deq),
                "eager dequant-then-matmul": lambda: _w4a16_eager(a, wp, s, GROUP),
                "triton dequant kernel + cublas": lambda: sc.dequant_then_cublas(a, wp, s, GROUP)}
+        skip = set()
         for cfg in QUANT_CONFIGS[M]:
             if ("quant", M, label(cfg)) in bad:
                 continue
             fns[label(cfg)] = (lambda c=cfg: sc.w4a16(a, wp, s, GROUP, c))
+            if cfg["kind"] in NOT_A_PRODUCT:
+                skip.add(label(cfg))
         bound = 1e-3 * (a.float().abs() @ w_deq.float().abs()) if strict else None
         for k in list(fns):
+            if k in skip:
+                continue
             out = fns[k]()
             err = rel_err(out, exp)
             if strict:
@@ -410,6 +481,12 @@ def run_quant(rounds, bad, out_dir=None, graphed_small=False, strict=False):
                 del fns[k]
         del bound
         extra = None
+        for k in skip & set(fns):  # the dequant kernel alone: its float16 weight must be the spec's w * s
+            w16 = fns[k]()
+            if not torch.equal(w16, w_deq):
+                print(f"  WRONG M={M} {k}: max |w16 - w_deq| {float((w16.float() - w_deq.float()).abs().max()):.2e}")
+                del fns[k]
+            del w16
         if M <= 16 and graphed_small:  # every row as graph replays (the table), one do_bench round beside it
             per = time_rows(fns, rounds, graphed=True)
             plain = time_rows(fns, 1)
@@ -480,7 +557,9 @@ def run_decode(rounds, bad):
         torch.cuda.empty_cache()
 
 
-DRY_SHAPES = {1: (1, 72, 256), 16: (16, 129, 384), 128: (130, 72, 256), 4096: (130, 264, 256)}
+DRY_SHAPES = {1: (1, 72, 256), 16: (16, 129, 384), 128: (130, 72, 256), 256: (257, 72, 256), 512: (300, 72, 256),
+              1024: (257, 264, 256),
+              2048: (130, 264, 256), 4096: (130, 264, 256)}
 
 
 def dry_quant() -> int:
@@ -494,14 +573,14 @@ def dry_quant() -> int:
     for m_class in QUANT_M:
         for cfg in QUANT_CONFIGS[m_class]:
             M, N, K = DRY_SHAPES[m_class]
-            if cfg["kind"] in ("gv", "rw") and N % 4:  # the word kinds read 4 columns per int32
+            if (cfg["kind"] in ("gv", "rw") or cfg.get("words")) and N % 4:  # the word kinds read 4 columns per int32
                 N += 4 - N % 4
             key = (label(cfg), M)
             if key in seen:
                 continue
             seen.add(key)
             worst = 0.0
-            several = cfg["kind"].startswith("alt_") or cfg["kind"] in ("r", "gv", "rw", "eo", "file")
+            several = cfg["kind"].startswith("alt_") or cfg["kind"] in ("r", "gv", "rw", "eo", "file", "dqg", "s5")
             groups = (128, 32) if several else (128,)
             for group in groups:
                 k = K if group == 128 else 160
@@ -510,6 +589,8 @@ def dry_quant() -> int:
                 scales = (torch.rand(k // group, N, generator=g) * 0.02 + 0.005).half()
                 a = torch.randn(M, k, generator=g).half()
                 exp = a.double() @ (w4.double() * scales.double().repeat_interleave(group, dim=0))
+                if cfg["kind"] in NOT_A_PRODUCT:  # the dequant kernel alone: the float16 weight itself
+                    exp = (w4.half() * scales.repeat_interleave(group, dim=0)).double()
                 try:
                     out = sc.w4a16(a, _pack_int4(w4), scales, group, cfg)
                     worst = max(worst, float((out.double() - exp).abs().max() / exp.abs().max()))
@@ -548,7 +629,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=12)
     ap.add_argument("--out", help="quant: where quant_sweep.json and quant_matmul_awq_best.py go")
     ap.add_argument("--dry", action="store_true", help="CPU: check the quant candidates under the interpreter")
-    ap.add_argument("--set", choices=("2", "3", "3b", "3c", "4", "4b"), default="2",
+    ap.add_argument("--set", choices=("2", "3", "3b", "3c", "4", "4b", "5", "5b"), default="2",
                     help="quant: batch 2's candidates, batch 3's (kind r; M <= 16 timed as CUDA-graph replays), or "
                          "3b (M = 4096: the reference's tiles without and with the bit trick), or 3c (M = 1 and 16: "
                          "split-K by float32 vs float16 atomics under do_bench)")
@@ -562,6 +643,14 @@ def main() -> int:
         QUANT_CONFIGS.clear()
         QUANT_CONFIGS.update(B4_CONFIGS)
         QUANT_M = (16, 1, 4096, 128)  # the goals first: a batch cut short loses M = 128 (no goal) first
+    elif a.set == "5":
+        QUANT_CONFIGS.clear()
+        QUANT_CONFIGS.update(B5_CONFIGS)
+        QUANT_M = (4096, 16, 1, 128, 2048, 1024)  # the two goals first
+    elif a.set == "5b":
+        QUANT_CONFIGS.clear()
+        QUANT_CONFIGS.update(B5B_CONFIGS)
+        QUANT_M = (16, 1, 4096, 256, 512, 128, 1024, 2048)
     elif a.set == "4b":
         QUANT_CONFIGS.clear()
         QUANT_CONFIGS.update(B4B_CONFIGS)
@@ -595,8 +684,8 @@ def main() -> int:
     print(f"compiled {len(jobs_of(a.case))} kernels in {time.perf_counter() - t0:.1f} s "
           f"({len(bad)} failed)", flush=True)
     if a.case == "quant":
-        run_quant(a.rounds, bad, a.out, graphed_small=a.set in ("3", "4", "4b"),
-                  strict=a.set in ("4", "4b"))
+        run_quant(a.rounds, bad, a.out, graphed_small=a.set in ("3", "4", "4b", "5", "5b"),
+                  strict=a.set in ("4", "4b", "5", "5b"))
     else:
         run_decode(a.rounds, bad)
     print(f"\ntotal {time.perf_counter() - t0:.1f} s")

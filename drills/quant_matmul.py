@@ -16,6 +16,10 @@ tl.atomic_add. Four holes:
 - grid:        one program per (BLOCK_M, BLOCK_N) tile of C and K split.
 The grader uses M = 1 (a decode GEMV), 16, 37, 130; N = 48, 72, 100, 129; K = 256 and 384 with group_size 128,
 160 with group_size 32; and a w_packed that is a transposed view. Stuck? `drill hint quant-matmul`.
+This one kernel serves every M. The reference (solutions/quant_matmul.py) adds a second path from M = 256 on, as
+vLLM's AWQ linear does: at large M the GEMM is compute-bound and a fused kernel dequantises each weight tile
+M / BLOCK_M times in the warps that issue the MMAs, so it dequantises the weight once into a float16 (K, N) scratch
+and runs a float16 tl.dot GEMM (0.88-0.98x cuBLAS at M = 4096 on the H200, against 0.53-0.57x fused).
 """
 import torch
 import triton

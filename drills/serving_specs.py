@@ -630,7 +630,9 @@ W4_SPEC = DrillSpec(
     make_inputs=_int4_inputs(128),
     reference=_w4a16_ref,
     sizes=((1, 100, 256), (16, 129, 384), (130, 72, 256)),
-    cuda_sizes=((1, 8192, 8192), (16, 4096, 4096), (1031, 1000, 1024)),
+    # the reference's paths (solutions/quant_matmul.py): fused below M = 256, dequant + GEMM from 256 on, with
+    # 128x128 GEMM tiles below M = 512 (257) and 128x256 from 512 (1031)
+    cuda_sizes=((1, 8192, 8192), (16, 4096, 4096), (257, 1000, 1024), (1031, 1000, 1024)),
     seeds=1,
     kwargs={"group_size": 128},
     tolerance={"float16": (1e-3, 1e-3)},  # atol x sum |a| |w s|: w s is rounded to float16 once for tl.dot
@@ -644,11 +646,11 @@ W4_SPEC = DrillSpec(
     speed_refs=((W4_CUBLAS, _w4a16_cublas),),
     speed_bar=W4_CUBLAS,
     # >= 0.6 x cuBLAS on the float16 weight at M = 16, not the 2 x, which no schedule reached. Calibrated on
-    # the H200 under graph replays (round 4, 2026-12-01 23:15 UTC, 20 runs of this gate,
-    # benchmarks/h200_quant_r4_gate.sh, docs/serving.md): the reference (even/odd dots, split-K 4 by float16
-    # atomics) 20/20 pass, 1.492..1.545 x; the known-slow 16x16x16 tiles 0/20, 0.149..0.151 x; the GPTQ-style
-    # correct variant 0/20, 0.359..0.366 x (too-slow, as its file says). Before (speed batch 3, do_bench): the
-    # previous reference 1.140..1.167 x, known-slow 0.157..0.158 x.
+    # the H200 under graph replays (round 5, 2026-12-02 02:21 UTC, 20 runs of this gate,
+    # benchmarks/h200_quant_r5_gate.sh, docs/serving.md): the reference (even/odd dots, the nibble by its bits,
+    # split-K 4 by float16 atomics) 20/20 pass, 1.651..1.733 x; the known-slow 16x16x16 tiles 0/20, 0.143..0.145 x;
+    # the GPTQ-style correct variant 0/20, 0.344..0.355 x (too-slow, as its file says). Round 4 (23:15 UTC): the
+    # reference then 1.492..1.545 x, known-slow 0.149..0.151 x, GPTQ-style 0.359..0.366 x.
     speedup_min=0.6,
     # Timed as CUDA-graph replays for every row (2026-12-01 21:16 UTC, docs/serving.md): do_bench charged a correct
     # three-launch split-K wrapper 12-25 us of host time per call against ~29 us of kernels, enough to fail it on

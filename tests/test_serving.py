@@ -3,6 +3,7 @@ parts. Grades of the skeletons, references and submissions are in tests/test_sub
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -328,7 +329,7 @@ def test_quant_gate_divides_by_cublas_on_the_float16_weight_not_by_eager(monkeyp
     what, fix = explain(v, "en")
     assert f"{need * 0.8:.2f}x the speed of cuBLAS on the float16 weight" in what and "50.0 µs" in what
     assert f"at least {need}x" in what and "eager" not in what
-    assert "one scale row" in fix and "tl.atomic_add" in fix and "(256, 128, 64)" in fix
+    assert "one scale row" in fix and "tl.atomic_add" in fix and "0x6408" in fix and "M = 256" in fix
     assert v.checks[-1]["name"] == "as fast as the speed gate asks (CUDA)" and not v.checks[-1]["passed"]
     what_zh, fix_zh = explain(v, "zh")
     assert f"cuBLAS on the float16 weight 的 {need * 0.8:.2f} 倍" in what_zh and "tl.atomic_add" in fix_zh
@@ -435,3 +436,58 @@ def test_a_spec_that_asks_for_device_time_has_every_row_timed_as_graph_replays(m
         else:
             assert asked == [] and timed == ["do_bench"] * rows * timing.ROUNDS and t["method"] == "do_bench"
         assert t["wrong"] == 0 and t["category"] is None
+
+
+# -- quant-matmul's large-M path (round 5): dequantise once, then a Triton float16 GEMM -----------------------------
+QUANT_REF = ROOT / "solutions" / "quant_matmul.py"
+
+
+def quant_reference():
+    spec = importlib.util.spec_from_file_location("quant_reference_large_m", QUANT_REF)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_quant_cuda_sizes_grade_both_paths_of_the_reference():
+    """LARGE_M splits the reference into the fused kernel and dequant + GEMM: the CUDA grade must reach both."""
+    large_m = quant_reference().LARGE_M
+    ms = [size[0] for size in drills.get_spec("quant-matmul").cuda_sizes]
+    assert any(m >= large_m for m in ms) and any(m < large_m for m in ms), (large_m, ms)
+
+
+def large_m_copy(tmp_path, name, *edits):
+    """The reference with LARGE_M = 1 (every size on the dequant + GEMM path), plus text edits (old, new)."""
+    src, n = re.subn(r"^LARGE_M = \d+", "LARGE_M = 1  # every size on the large-M path",
+                     QUANT_REF.read_text(encoding="utf-8"), count=1, flags=re.M)
+    assert n == 1
+    for old, new in edits:
+        assert src.count(old) == 1, old
+        src = src.replace(old, new)
+    path = tmp_path / name
+    path.write_text(src, encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_the_reference_large_m_path_passes_the_cpu_grade(tmp_path):
+    """No CPU size reaches LARGE_M, so a copy with LARGE_M = 1 is graded: every size and probe (group 32, a
+    transposed w_packed) through dequant_kernel and matmul_kernel."""
+    from grader.run import runner
+    v = runner.grade(large_m_copy(tmp_path, "quant_large_m.py"), drill="quant-matmul", device="cpu")
+    assert v.passed, v.detail
+
+
+@pytest.mark.slow
+def test_the_large_m_path_with_unsigned_nibbles_is_named(tmp_path):
+    """The grade above is on the large-M path: the same copy with dequant_kernel's nibbles read unsigned (nib | 0x6400
+    minus 1024: 0..15) fails as the unsigned-nibble mistake."""
+    from grader.run import runner
+    path = large_m_copy(tmp_path, "quant_large_m_unsigned.py",
+                        ("^ 0x6408).to(tl.float16, bitcast=True) - 1032.0  # k = 2r:",
+                         "| 0x6400).to(tl.float16, bitcast=True) - 1024.0  # k = 2r:"),
+                        ("^ 0x6408).to(tl.float16, bitcast=True) - 1032.0    # k = 2r + 1:",
+                         "| 0x6400).to(tl.float16, bitcast=True) - 1024.0    # k = 2r + 1:"))
+    v = runner.grade(path, drill="quant-matmul", device="cpu")
+    assert not v.passed and v.diagnosis == "wrong-values", (v.diagnosis, v.detail)
+    assert "unsigned" in str(v.detail), v.detail

@@ -1,7 +1,8 @@
 # drill: quant-matmul
 # A known-slow W4A16 kernel for benchmarks/serving.py and the gate's calibration: the first reference (a scale
 # tile per step, no split-K) with 16x16x16 tiles, one warp and one stage. Correct; on the H200 (M = 16,
-# N = K = 8192) 306-315 µs = 0.15-0.16 x cuBLAS on the float16 weight, under the 0.6 x gate (docs/serving.md).
+# N = K = 8192) 306-315 µs = 0.14-0.16 x cuBLAS on the float16 weight (round 5: 313 µs, 0.143-0.145 x in 20 runs),
+# under the 0.6 x gate (docs/serving.md).
 import torch
 import triton
 import triton.language as tl
