@@ -4,7 +4,7 @@ and how many programs fit one H200 SM (65536 registers, 64 warps, 227 KB of shar
 stay in registers spills to local memory: slower, still correct. Says nothing about speed. On the H200 the lead's
 batch also prints the CompiledKernel's n_regs / n_spills of the launched kernels (benchmarks/h200_ce_head.sh).
 
-    PYTHONPATH=. python benchmarks/ce_head_compile.py [--spec HEAD,PERSIST,BLOCK_V,WARPS[,PACK] ...]
+    PYTHONPATH=. python benchmarks/ce_head_compile.py [--spec HEAD,PERSIST,BLOCK_V,WARPS[,PACK[,HEAD2]] ...]
 """
 from __future__ import annotations
 
@@ -19,14 +19,14 @@ from benchmarks.ce_coop_compile import ptxas_info  # noqa: E402
 
 NAMES = ["X", "stride", "Target", "Loss", "NValid", "T", "V", "ignore_index", "n_prog"]
 TYPES = ["*bf16", "i32", "*i64", "*fp32", "*fp32", "i32", "i32", "i32", "i32"]
-DEFAULT = ("65536,0,8192,16", "65536,0,4096,16", "65536,1,4096,16", "65536,0,4096,32", "32768,0,8192,16",
-           "32768,0,4096,8", "32768,1,4096,8", "16384,0,4096,4", "16384,0,4096,8", "65536,0,4096,16,0",
-           "32768,0,8192,16,0")
+DEFAULT = ("65536,0,8192,16", "65536,0,4096,16", "65536,0,16384,16", "65536,1,8192,16", "65536,0,8192,32",
+           "65536,0,8192,16,1,32768", "65536,0,4096,16,1,32768", "65536,0,8192,16,1,16384", "32768,0,8192,16",
+           "32768,0,4096,8", "16384,0,4096,8", "65536,0,8192,16,0")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--spec", action="append", help="HEAD,PERSIST,BLOCK_V,WARPS[,PACK 0|1] (repeatable)")
+    ap.add_argument("--spec", action="append", help="HEAD,PERSIST,BLOCK_V,WARPS[,PACK 0|1[,HEAD2]] (repeatable)")
     a = ap.parse_args(argv)
     import triton
     from triton.backends.compiler import GPUTarget
@@ -36,8 +36,9 @@ def main(argv=None) -> int:
     mod = load_module(ROOT / "benchmarks" / "candidates" / "cross_entropy_head.py", "ce_head_compile")
     print(f"triton {triton.__version__}, target sm_90")
     for spec in a.spec or DEFAULT:
-        head, persist, block, warps, pack = ([int(s) for s in spec.split(",")] + [1])[:5]
-        consts = {"HEAD": head, "FULL": True, "BLOCK_V": block, "REVERSE": True, "EVICT": True, "PACK": bool(pack),
+        vals = [int(s) for s in spec.split(",")]
+        head, persist, block, warps, pack, head2 = vals + [1, 0][len(vals) - 4:]
+        consts = {"HEAD": head, "HEAD2": head2, "FULL": True, "BLOCK_V": block, "REVERSE": True, "EVICT": True, "PACK": bool(pack),
                   "PERSIST": bool(persist)}
         sig = dict(zip(NAMES, TYPES))
         sig.update({k: "constexpr" for k in consts})
@@ -51,8 +52,8 @@ def main(argv=None) -> int:
         info = ptxas_info(k.asm["ptx"])
         shared = k.metadata.shared
         fit = min(65536 // max(1, (info["regs"] or 1) * 32 * warps), 64 // warps, 232448 // shared if shared else 64)
-        held = head
-        print(f"  HEAD={head:6d} PERSIST={persist} BLOCK_V={block:5d} warps={warps:2d} PACK={pack}: {held // (32 * warps):4d} logits a "
+        held = head + head2
+        print(f"  HEAD={head:6d}+{head2:5d} PERSIST={persist} BLOCK_V={block:5d} warps={warps:2d} PACK={pack}: {held // (32 * warps):4d} logits a "
               f"thread held; regs {info['regs']}, spill {info['spill_stores']}/{info['spill_loads']} B, shared {shared} B, "
               f"programs per SM {fit}", flush=True)
     return 0

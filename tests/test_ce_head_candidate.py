@@ -1,5 +1,5 @@
 """Issue 21's round-4 cross-entropy candidate (benchmarks/candidates/cross_entropy_head.py: the row's head held in
-registers between the two passes), under Triton's interpreter, against float64 F.cross_entropy with dy = 0.7: float32
+registers between the two passes, HEAD2 a second held piece), under Triton's interpreter, against float64 F.cross_entropy with dy = 0.7: float32
 logits (one logit a register), bfloat16 logits (PACK: two a 32-bit word), the whole row in the head (the CPU's
 plan: HEAD = next_power_of_2(V)) and a small HEAD_MAX so that the tail loops run (V = 3001 and 1000: no multiple of
 any block; the tail forward and reversed, with and without the eviction hints), ignored rows, a target inside the
@@ -55,6 +55,7 @@ for name, consts, dtype in (
          torch.float32),
         ("bf16 packed whole row", {}, torch.bfloat16),
         ("bf16 packed tail", {"HEAD_MAX": 1024, "BLOCK_V": 512}, torch.bfloat16),
+        ("bf16 packed head2 tail", {"HEAD_MAX": 1024, "HEAD2": 512, "BLOCK_V": 512}, torch.bfloat16),
         ("bf16 unpacked tail", {"HEAD_MAX": 1024, "BLOCK_V": 512, "PACK": False}, torch.bfloat16)):
     mod = fresh(**consts)
     errs = []
@@ -68,7 +69,8 @@ for name, consts, dtype in (
         nan = bool(torch.isnan(lr))
         lerr = (0.0 if bool(torch.isnan(loss)) else float("inf")) if nan else abs(float(loss) - float(lr)) / abs(float(lr))
         scale = float(r.grad.abs().max()) or 1.0
-        errs.append({"shape": list(x.shape), "packed": mod._packable(x), "plan": mod._plan(*x.shape, x.device),
+        errs.append({"shape": list(x.shape), "packed": mod._packable(x),
+                     "plan": mod._plan(*x.shape, x.device, mod._packable(x)),
                      "loss": lerr, "grad": float((m.grad.double() - r.grad).abs().max()) / scale,
                      "nan_loss": nan, "grad_zero": bool((m.grad == 0).all()), "in_place": m.grad.data_ptr() == m.data_ptr()})
     out[name] = errs
@@ -114,6 +116,8 @@ def test_the_tail_loops_ran_and_the_packed_path_was_taken():
     assert all(e["plan"]["HEAD"] == 512 and e["plan"]["FULL"] for e in tail if e["shape"][1] >= 1000)
     assert [e["packed"] for e in out["bf16 packed tail"]] == [True, False, True, True, True]  # V = 3001 is odd
     assert not any(e["packed"] for e in out["bf16 unpacked tail"])
+    # the second held piece where the row is packed and reaches past HEAD + HEAD2 (V = 3002), not at V = 3001 or 1000
+    assert [e["plan"]["HEAD2"] for e in out["bf16 packed head2 tail"]] == [0, 0, 0, 0, 512]
     assert not any(e["packed"] for e in out["fp32 whole row"])
 
 
@@ -126,12 +130,12 @@ def test_pack_only_on_whole_words_and_head_capped_by_v():
 def test_a_wrong_one_hot_would_be_caught():
     """The check can fail: the target's scalar fix-up removed, the gradient at the target is off by 0.7 / n_valid."""
     src = (ROOT / "benchmarks" / "candidates" / "cross_entropy_head.py").read_text()
-    assert "if y < HEAD:" in src
+    assert "if y < held:" in src
     broken = SCRIPT.replace('mod = load_module(ROOT / "benchmarks" / "candidates" / "cross_entropy_head.py", f"head_{len(out)}")',
                             'import importlib.util, tempfile\n'
                             '    p = Path(tempfile.mkdtemp()) / "broken_head.py"\n'
                             '    p.write_text((ROOT / "benchmarks" / "candidates" / "cross_entropy_head.py").read_text()'
-                            '.replace("if y < HEAD:", "if y < 0:"))\n'
+                            '.replace("if y < held:", "if y < 0:"))\n'
                             '    mod = load_module(p, f"head_{len(out)}")')
     assert broken != SCRIPT
     r = subprocess.run([sys.executable, "-c", broken, str(ROOT)], capture_output=True, text=True, timeout=600)

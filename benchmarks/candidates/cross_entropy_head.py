@@ -4,8 +4,8 @@ the two passes, so the gradient pass re-reads only the rest.
 
 One program per row (or PROGRAMS_PER_SM persistent programs per SM walking rows pid, pid + P, ...): the row's first
 HEAD logits are loaded once into a register tensor, as loaded (bfloat16 on the GPU; converted to float32 only where
-used), and folded into the online max and sum; PACK (16-bit logits) holds them as 32-bit words, two a word.
-The rest of the row, the tail, is streamed in BLOCK_V chunks for the
+used), and folded into the online max and sum; PACK (16-bit logits) holds them as 32-bit words, two a word, and may
+hold HEAD2 more after them. The rest of the row, the tail, is streamed in BLOCK_V chunks for the
 first pass. Once lse is known the program writes the held part's gradient, (softmax - one_hot) / n_valid, from the
 registers, and re-reads only the tail (REVERSE: from its end, the chunks the first pass read last first, the likeliest
 still in L2; EVICT: the tail's first reads evict_last, everything else evict_first). Second-read bytes fall by
@@ -22,6 +22,7 @@ import triton
 import triton.language as tl
 
 HEAD_MAX = 65536  # logits held in registers per row (a power of two; capped by next_power_of_2(V))
+HEAD2 = 0         # PACK only: a second held piece after the head (a power of two), where V >= HEAD + HEAD2
 BLOCK_V = 8192    # tail chunk
 NUM_WARPS = 16
 PROGRAMS_PER_SM = 0  # 0: one program per row (grid = T); k > 0: min(T, k x SMs) persistent programs
@@ -40,6 +41,23 @@ def _count_valid(Target, NValid, T, ignore_index, BLOCK: tl.constexpr):
         y = tl.load(Target + rows, mask=rows < T, other=ignore_index)
         acc += (y != ignore_index).to(tl.int32)
     tl.store(NValid, tl.sum(acc, axis=0).to(tl.float32))
+
+
+@triton.jit
+def _lse_combine(m1, d1, m2, d2):
+    """(max, sum of exp(x - max)) of two parts: one exp, of minus the distance between the maxima (1 where they are
+    equal, -inf and -inf included: an empty part's sum is 0)."""
+    m = tl.maximum(m1, m2)
+    e = tl.where(m1 == m2, 1.0, tl.exp(-tl.abs(m1 - m2)))
+    d = tl.where(m1 >= m2, d1 + d2 * e, d1 * e + d2)
+    return m, d
+
+
+@triton.jit
+def _online(x):
+    """(max, sum of exp(x - max)) of a float32 tensor in one reduction (one exp per element, each element read
+    once: the values need not stay alive between a max and a sum), -inf elements counting 0."""
+    return tl.reduce((x, tl.where(x == float("-inf"), 0.0, 1.0)), 0, _lse_combine)
 
 
 @triton.jit
@@ -71,9 +89,12 @@ def _pack(lo, hi, dtype: tl.constexpr):
 
 
 @triton.jit
-def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.constexpr, FULL: tl.constexpr,
-            BLOCK_V: tl.constexpr, REVERSE: tl.constexpr, EVICT: tl.constexpr, PACK: tl.constexpr):
-    """One row: the head held in registers, the tail streamed twice. FULL: V >= HEAD (no mask on the head)."""
+def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.constexpr, HEAD2: tl.constexpr,
+            FULL: tl.constexpr, BLOCK_V: tl.constexpr, REVERSE: tl.constexpr, EVICT: tl.constexpr,
+            PACK: tl.constexpr):
+    """One row: the head (HEAD logits, and with PACK and FULL a second piece of HEAD2 after it) held in registers,
+    the tail streamed twice. FULL: V >= HEAD + HEAD2 (no mask on the held logits)."""
+    held: tl.constexpr = HEAD + HEAD2
     Xr = X + row * stride
     y = tl.load(Target + row)
     if y == ignore_index:  # no loss and a zero gradient for this row
@@ -83,7 +104,7 @@ def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.const
         tl.store(Loss + row, 0.0)
     else:
         x_y = tl.load(Xr + y).to(tl.float32)  # the target logit, read before the row is overwritten
-        n_tail = tl.cdiv(tl.maximum(V - HEAD, 0), BLOCK_V)  # 0 when the row fits the registers
+        n_tail = tl.cdiv(tl.maximum(V - held, 0), BLOCK_V)  # 0 when the row fits the registers
         if PACK:  # the head as 32-bit words, two 16-bit logits each: one register per two logits
             wcols = tl.arange(0, HEAD // 2)
             Xw = Xr.to(tl.pointer_type(tl.int32))
@@ -95,26 +116,31 @@ def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.const
                 w = tl.load(Xw + wcols, mask=2 * wcols < V, other=0, eviction_policy="evict_first")
                 lo = tl.where(2 * wcols < V, _half_first(w, 0, X.dtype.element_ty), float("-inf"))
                 hi = tl.where(2 * wcols + 1 < V, _half_first(w, 16, X.dtype.element_ty), float("-inf"))
-            m = tl.maximum(tl.max(lo, axis=0), tl.max(hi, axis=0))
-            d = tl.sum(tl.exp(lo - m), axis=0) + tl.sum(tl.exp(hi - m), axis=0)
+            m_lo, d_lo = _online(lo)
+            m_hi, d_hi = _online(hi)
+            m, d = _lse_combine(m_lo, d_lo, m_hi, d_hi)
+            if HEAD2 > 0:  # the second piece (FULL only: the plan sets HEAD2 only where V >= HEAD + HEAD2)
+                wcols2 = HEAD // 2 + tl.arange(0, HEAD2 // 2)
+                w2 = tl.load(Xw + wcols2, eviction_policy="evict_first")
+                m_lo, d_lo = _online(_half_first(w2, 0, X.dtype.element_ty))
+                m_hi, d_hi = _online(_half_first(w2, 16, X.dtype.element_ty))
+                m, d = _lse_combine(m, d, m_lo, d_lo)
+                m, d = _lse_combine(m, d, m_hi, d_hi)
         else:
             hcols = tl.arange(0, HEAD)
             if FULL:
                 xh = tl.load(Xr + hcols, eviction_policy="evict_first")
             else:
                 xh = tl.load(Xr + hcols, mask=hcols < V, other=float("-inf"), eviction_policy="evict_first")
-            m = tl.max(xh.to(tl.float32), axis=0)
-            d = tl.sum(tl.exp(xh.to(tl.float32) - m), axis=0)
+            m, d = _online(xh.to(tl.float32))
         for i in range(0, n_tail):  # the tail's first pass: online max and sum
-            cols = HEAD + i * BLOCK_V + tl.arange(0, BLOCK_V)
+            cols = held + i * BLOCK_V + tl.arange(0, BLOCK_V)
             if EVICT:
                 x = tl.load(Xr + cols, mask=cols < V, other=float("-inf"), eviction_policy="evict_last")
             else:
                 x = tl.load(Xr + cols, mask=cols < V, other=float("-inf"))
-            x = x.to(tl.float32)
-            m_new = tl.maximum(m, tl.max(x, axis=0))
-            d = d * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
-            m = m_new
+            m_c, d_c = _online(x.to(tl.float32))
+            m, d = _lse_combine(m, d, m_c, d_c)
         lse = m + tl.log(d)
         tl.store(Loss + row, lse - x_y)
         # the head's gradient from the registers, softmax / n_valid; the target's one-hot is subtracted after it by
@@ -127,20 +153,24 @@ def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.const
             else:
                 tl.store(Xw + wcols, _pack(g_lo, g_hi, X.dtype.element_ty), mask=2 * wcols < V,
                          eviction_policy="evict_first")
+            if HEAD2 > 0:
+                g_lo = tl.exp(_half(w2, 0, X.dtype.element_ty) - lse) * inv_n
+                g_hi = tl.exp(_half(w2, 16, X.dtype.element_ty) - lse) * inv_n
+                tl.store(Xw + wcols2, _pack(g_lo, g_hi, X.dtype.element_ty), eviction_policy="evict_first")
         else:
             g = tl.exp(xh.to(tl.float32) - lse) * inv_n
             if FULL:
                 tl.store(Xr + hcols, g.to(X.dtype.element_ty), eviction_policy="evict_first")
             else:
                 tl.store(Xr + hcols, g.to(X.dtype.element_ty), mask=hcols < V, eviction_policy="evict_first")
-        if y < HEAD:
+        if y < held:
             tl.debug_barrier()  # every thread's head stores before the one that overwrites the target's element
             tl.store(Xr + y, ((tl.exp(x_y - lse) - 1.0) * inv_n).to(X.dtype.element_ty))
         for i in range(0, n_tail):  # the tail's gradient: the only second read
             if REVERSE:
-                cols = HEAD + (n_tail - 1 - i) * BLOCK_V + tl.arange(0, BLOCK_V)
+                cols = held + (n_tail - 1 - i) * BLOCK_V + tl.arange(0, BLOCK_V)
             else:
-                cols = HEAD + i * BLOCK_V + tl.arange(0, BLOCK_V)
+                cols = held + i * BLOCK_V + tl.arange(0, BLOCK_V)
             if EVICT:
                 x = tl.load(Xr + cols, mask=cols < V, other=float("-inf"), eviction_policy="evict_first")
             else:
@@ -154,17 +184,17 @@ def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.const
 
 
 @triton.jit
-def _ce_head(X, stride, Target, Loss, NValid, T, V, ignore_index, n_prog, HEAD: tl.constexpr, FULL: tl.constexpr,
-             BLOCK_V: tl.constexpr, REVERSE: tl.constexpr, EVICT: tl.constexpr, PACK: tl.constexpr,
+def _ce_head(X, stride, Target, Loss, NValid, T, V, ignore_index, n_prog, HEAD: tl.constexpr,
+             HEAD2: tl.constexpr, FULL: tl.constexpr, BLOCK_V: tl.constexpr, REVERSE: tl.constexpr, EVICT: tl.constexpr, PACK: tl.constexpr,
              PERSIST: tl.constexpr):
     inv_n = 1.0 / tl.load(NValid)
     if PERSIST:  # rows pid, pid + n_prog, ...
         for r in range(tl.program_id(0), T, n_prog):
-            _ce_row(X, stride, Target, Loss, r.to(tl.int64), V, ignore_index, inv_n, HEAD, FULL, BLOCK_V, REVERSE,
-                    EVICT, PACK)
+            _ce_row(X, stride, Target, Loss, r.to(tl.int64), V, ignore_index, inv_n, HEAD, HEAD2, FULL, BLOCK_V,
+                    REVERSE, EVICT, PACK)
     else:  # one program per row
-        _ce_row(X, stride, Target, Loss, tl.program_id(0).to(tl.int64), V, ignore_index, inv_n, HEAD, FULL,
-                BLOCK_V, REVERSE, EVICT, PACK)
+        _ce_row(X, stride, Target, Loss, tl.program_id(0).to(tl.int64), V, ignore_index, inv_n, HEAD, HEAD2,
+                FULL, BLOCK_V, REVERSE, EVICT, PACK)
 
 
 @triton.jit
@@ -189,15 +219,17 @@ def _scale_grad(G, stride, GradOut, V, BLOCK_V: tl.constexpr):
             tl.store(G + cols, (x * g).to(G.dtype.element_ty), mask=cols < V)
 
 
-def _plan(T: int, V: int, device) -> dict:
-    """The launch: HEAD (capped by next_power_of_2(V)), FULL (V >= HEAD: no mask on the head), the tail
-    block, and the number of programs (T, or min(T, PROGRAMS_PER_SM x SMs) persistent ones)."""
+def _plan(T: int, V: int, device, packed: bool = False) -> dict:
+    """The launch: HEAD (capped by next_power_of_2(V)), HEAD2 (packed only, where the row reaches past it), FULL
+    (V >= HEAD + HEAD2: no mask on the held logits), the tail block, and the number of programs (T, or
+    min(T, PROGRAMS_PER_SM x SMs) persistent ones)."""
     head = min(HEAD_MAX, triton.next_power_of_2(V))
+    head2 = HEAD2 if packed and HEAD2 and V >= head + HEAD2 else 0
     block = min(BLOCK_V, triton.next_power_of_2(V))
     n_prog = T
     if PROGRAMS_PER_SM > 0 and device.type == "cuda":
         n_prog = min(T, PROGRAMS_PER_SM * torch.cuda.get_device_properties(device).multi_processor_count)
-    return {"HEAD": head, "FULL": V >= head, "BLOCK_V": block, "n_prog": max(1, n_prog),
+    return {"HEAD": head, "HEAD2": head2, "FULL": V >= head + head2, "BLOCK_V": block, "n_prog": max(1, n_prog),
             "PERSIST": n_prog < T}
 
 
@@ -218,11 +250,12 @@ class CrossEntropy(torch.autograd.Function):
         loss_rows = torch.empty((T,), dtype=torch.float32, device=logits.device)
         loss = torch.empty((), dtype=logits.dtype, device=logits.device)
         _count_valid[(1,)](target, n_valid, T, ignore_index, BLOCK=BLOCK_T)
-        p = _plan(T, V, logits.device)
+        packed = _packable(logits)
+        p = _plan(T, V, logits.device, packed)
         global LAST_KERNEL
         LAST_KERNEL = _ce_head[(p["n_prog"],)](logits, logits.stride(0), target, loss_rows, n_valid, T, V, ignore_index,
-                                 p["n_prog"], HEAD=p["HEAD"], FULL=p["FULL"], BLOCK_V=p["BLOCK_V"],
-                                 REVERSE=REVERSE, EVICT=EVICT, PACK=_packable(logits), PERSIST=p["PERSIST"],
+                                 p["n_prog"], HEAD=p["HEAD"], HEAD2=p["HEAD2"], FULL=p["FULL"], BLOCK_V=p["BLOCK_V"],
+                                 REVERSE=REVERSE, EVICT=EVICT, PACK=packed, PERSIST=p["PERSIST"],
                                  num_warps=NUM_WARPS)
         _mean_loss[(1,)](loss_rows, n_valid, loss, T, BLOCK=BLOCK_T)
         ctx.save_for_backward(logits.detach())  # now holds the gradient of the mean loss
