@@ -11,7 +11,8 @@
 #    and eager. Writes the fastest candidate out as a complete file (cross_entropy_head_best.py).
 # 2. benchmarks/ce_head_probe.py: the launched kernels' n_regs / n_spills (CompiledKernel) per schedule.
 # Proves: whether holding HEAD (+ HEAD2) logits in registers brings the step to <= 1297 µs (2 x torch.compile), and
-# what HEAD, BLOCK_V, warps, grid vs persistent, the hints and the packing each change.
+# what HEAD, BLOCK_V, warps, grid vs persistent, the hints, the packing and EARLY (the held words loaded before the
+# target) each change.
 start=$(date +%s)
 el() { echo $(( $(date +%s) - start )); }
 python -c "import torch, triton; p = torch.cuda.get_device_properties(0); print(torch.__version__, triton.__version__, p.name, p.multi_processor_count, 'SMs')"
@@ -31,6 +32,7 @@ SPECS=(
   "$C:HEAD_MAX=16384,BLOCK_V=4096,NUM_WARPS=8"
   "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,REVERSE=False,EVICT=False"
   "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,PACK=False"
+  "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,EARLY=True"
 )
 (timeout 45 python benchmarks/ce_head_compile.py > "$OUT/compile_sm90.txt" 2>&1) &
 cpid=$!

@@ -56,6 +56,7 @@ for name, consts, dtype in (
         ("bf16 packed whole row", {}, torch.bfloat16),
         ("bf16 packed tail", {"HEAD_MAX": 1024, "BLOCK_V": 512}, torch.bfloat16),
         ("bf16 packed head2 tail", {"HEAD_MAX": 1024, "HEAD2": 512, "BLOCK_V": 512}, torch.bfloat16),
+        ("bf16 packed head2 early", {"HEAD_MAX": 1024, "HEAD2": 512, "BLOCK_V": 512, "EARLY": True}, torch.bfloat16),
         ("bf16 unpacked tail", {"HEAD_MAX": 1024, "BLOCK_V": 512, "PACK": False}, torch.bfloat16)):
     if len(sys.argv) > 2 and name != sys.argv[2]:
         continue

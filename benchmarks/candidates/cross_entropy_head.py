@@ -29,6 +29,7 @@ PROGRAMS_PER_SM = 0  # 0: one program per row (grid = T); k > 0: min(T, k x SMs)
 REVERSE = True
 EVICT = True
 PACK = True       # 16-bit logits held as int32 words (two a register); else one logit a register
+EARLY = False     # with PACK and V >= HEAD + HEAD2: the held words' loads issued before the target's
 BLOCK_T = 1024    # targets per step of the counting and summing kernels
 LAST_KERNEL = None  # the last launch's CompiledKernel (its n_regs / n_spills, printed by the H200 batch)
 
@@ -91,11 +92,20 @@ def _pack(lo, hi, dtype: tl.constexpr):
 @triton.jit
 def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.constexpr, HEAD2: tl.constexpr,
             FULL: tl.constexpr, BLOCK_V: tl.constexpr, REVERSE: tl.constexpr, EVICT: tl.constexpr,
-            PACK: tl.constexpr):
+            PACK: tl.constexpr, EARLY: tl.constexpr):
     """One row: the head (HEAD logits, and with PACK and FULL a second piece of HEAD2 after it) held in registers,
-    the tail streamed twice. FULL: V >= HEAD + HEAD2 (no mask on the held logits)."""
+    the tail streamed twice. FULL: V >= HEAD + HEAD2 (no mask on the held logits). EARLY (with PACK and FULL): the
+    held words are loaded before the target, so their loads do not wait for it (an ignored row reads them for
+    nothing)."""
     held: tl.constexpr = HEAD + HEAD2
     Xr = X + row * stride
+    if EARLY and PACK and FULL:
+        wcols = tl.arange(0, HEAD // 2)
+        Xw = Xr.to(tl.pointer_type(tl.int32))
+        w = tl.load(Xw + wcols, eviction_policy="evict_first")
+        if HEAD2 > 0:
+            wcols2 = HEAD // 2 + tl.arange(0, HEAD2 // 2)
+            w2 = tl.load(Xw + wcols2, eviction_policy="evict_first")
     y = tl.load(Target + row)
     if y == ignore_index:  # no loss and a zero gradient for this row
         for off in range(0, V, BLOCK_V):
@@ -109,7 +119,8 @@ def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.const
             wcols = tl.arange(0, HEAD // 2)
             Xw = Xr.to(tl.pointer_type(tl.int32))
             if FULL:
-                w = tl.load(Xw + wcols, eviction_policy="evict_first")
+                if not EARLY:
+                    w = tl.load(Xw + wcols, eviction_policy="evict_first")
                 lo = _half_first(w, 0, X.dtype.element_ty)
                 hi = _half_first(w, 16, X.dtype.element_ty)
             else:
@@ -120,8 +131,9 @@ def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.const
             m_hi, d_hi = _online(hi)
             m, d = _lse_combine(m_lo, d_lo, m_hi, d_hi)
             if HEAD2 > 0:  # the second piece (FULL only: the plan sets HEAD2 only where V >= HEAD + HEAD2)
-                wcols2 = HEAD // 2 + tl.arange(0, HEAD2 // 2)
-                w2 = tl.load(Xw + wcols2, eviction_policy="evict_first")
+                if not EARLY:
+                    wcols2 = HEAD // 2 + tl.arange(0, HEAD2 // 2)
+                    w2 = tl.load(Xw + wcols2, eviction_policy="evict_first")
                 m_lo, d_lo = _online(_half_first(w2, 0, X.dtype.element_ty))
                 m_hi, d_hi = _online(_half_first(w2, 16, X.dtype.element_ty))
                 m, d = _lse_combine(m, d, m_lo, d_lo)
@@ -185,16 +197,16 @@ def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.const
 
 @triton.jit
 def _ce_head(X, stride, Target, Loss, NValid, T, V, ignore_index, n_prog, HEAD: tl.constexpr,
-             HEAD2: tl.constexpr, FULL: tl.constexpr, BLOCK_V: tl.constexpr, REVERSE: tl.constexpr, EVICT: tl.constexpr, PACK: tl.constexpr,
-             PERSIST: tl.constexpr):
+             HEAD2: tl.constexpr, FULL: tl.constexpr, BLOCK_V: tl.constexpr, REVERSE: tl.constexpr,
+             EVICT: tl.constexpr, PACK: tl.constexpr, PERSIST: tl.constexpr, EARLY: tl.constexpr):
     inv_n = 1.0 / tl.load(NValid)
     if PERSIST:  # rows pid, pid + n_prog, ...
         for r in range(tl.program_id(0), T, n_prog):
             _ce_row(X, stride, Target, Loss, r.to(tl.int64), V, ignore_index, inv_n, HEAD, HEAD2, FULL, BLOCK_V,
-                    REVERSE, EVICT, PACK)
+                    REVERSE, EVICT, PACK, EARLY)
     else:  # one program per row
         _ce_row(X, stride, Target, Loss, tl.program_id(0).to(tl.int64), V, ignore_index, inv_n, HEAD, HEAD2,
-                FULL, BLOCK_V, REVERSE, EVICT, PACK)
+                FULL, BLOCK_V, REVERSE, EVICT, PACK, EARLY)
 
 
 @triton.jit
@@ -255,7 +267,7 @@ class CrossEntropy(torch.autograd.Function):
         global LAST_KERNEL
         LAST_KERNEL = _ce_head[(p["n_prog"],)](logits, logits.stride(0), target, loss_rows, n_valid, T, V, ignore_index,
                                  p["n_prog"], HEAD=p["HEAD"], HEAD2=p["HEAD2"], FULL=p["FULL"], BLOCK_V=p["BLOCK_V"],
-                                 REVERSE=REVERSE, EVICT=EVICT, PACK=packed, PERSIST=p["PERSIST"],
+                                 REVERSE=REVERSE, EVICT=EVICT, PACK=packed, PERSIST=p["PERSIST"], EARLY=EARLY,
                                  num_warps=NUM_WARPS)
         _mean_loss[(1,)](loss_rows, n_valid, loss, T, BLOCK=BLOCK_T)
         ctx.save_for_backward(logits.detach())  # now holds the gradient of the mean loss
