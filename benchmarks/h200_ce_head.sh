@@ -33,6 +33,7 @@ SPECS=(
   "$C:HEAD_MAX=16384,BLOCK_V=4096,NUM_WARPS=8"
   "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,REVERSE=False,EVICT=False"
   "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,PACK=False"
+  "$C:HEAD_MAX=32768,BLOCK_V=8192,NUM_WARPS=16,PACK=False"
 )
 (timeout 45 python benchmarks/ce_head_compile.py > "$OUT/compile_sm90.txt" 2>&1) &
 cpid=$!
