@@ -2,7 +2,8 @@
 registers between the two passes, HEAD2 a second held piece), under Triton's interpreter, against float64 F.cross_entropy with dy = 0.7: float32
 logits (one logit a register), bfloat16 logits (PACK: two a 32-bit word), the whole row in the head (the CPU's
 plan: HEAD = next_power_of_2(V)) and a small HEAD_MAX so that the tail loops run (V = 3001 and 1000: no multiple of
-any block; the tail forward and reversed, with and without the eviction hints), ignored rows, a target inside the
+any block; the tail forward and reversed, with and without the eviction hints), the persistent loop (fewer
+programs than rows, the next row's target loaded ahead), EARLY, ignored rows, a target inside the
 head and inside the tail, logits at scale 60 (exp overflows float32 without the max), an all-ignored batch (NaN
 loss, zero gradient). Also the plan: HEAD never above next_power_of_2(V), PACK refused where a 32-bit word could
 straddle two rows.
@@ -57,10 +58,18 @@ for name, consts, dtype in (
         ("bf16 packed tail", {"HEAD_MAX": 1024, "BLOCK_V": 512}, torch.bfloat16),
         ("bf16 packed head2 tail", {"HEAD_MAX": 1024, "HEAD2": 512, "BLOCK_V": 512}, torch.bfloat16),
         ("bf16 packed head2 early", {"HEAD_MAX": 1024, "HEAD2": 512, "BLOCK_V": 512, "EARLY": True}, torch.bfloat16),
-        ("bf16 unpacked tail", {"HEAD_MAX": 1024, "BLOCK_V": 512, "PACK": False}, torch.bfloat16)):
+        ("bf16 unpacked tail", {"HEAD_MAX": 1024, "BLOCK_V": 512, "PACK": False}, torch.bfloat16),
+        ("fp32 persistent tail", {"HEAD_MAX": 512, "BLOCK_V": 256, "persist": 2}, torch.float32),
+        ("bf16 persistent head2 early", {"HEAD_MAX": 1024, "HEAD2": 512, "BLOCK_V": 512, "EARLY": True, "persist": 3},
+         torch.bfloat16)):
     if len(sys.argv) > 2 and name != sys.argv[2]:
         continue
+    persist = consts.pop("persist", 0)
     mod = fresh(**consts)
+    if persist:  # the GPU's persistent launch: `persist` programs walk the rows (the CPU plan launches T)
+        plan = mod._plan
+        mod._plan = lambda T, V, d, packed=False, plan=plan, k=persist: {**plan(T, V, d, packed), "n_prog": min(T, k),
+                                                                          "PERSIST": T > k}
     errs = []
     for x, y in cases(dtype):
         r = x.double().requires_grad_()
@@ -121,6 +130,9 @@ def test_the_tail_loops_ran_and_the_packed_path_was_taken():
     assert not any(e["packed"] for e in out["bf16 unpacked tail"])
     # the second held piece where the row is packed and reaches past HEAD + HEAD2 (V = 3002), not at V = 3001 or 1000
     assert [e["plan"]["HEAD2"] for e in out["bf16 packed head2 tail"]] == [0, 0, 0, 0, 512]
+    # the persistent loop ran: fewer programs than rows, each walking several (T = 7 and 9 with 2 or 3 programs)
+    assert [e["plan"]["PERSIST"] for e in out["fp32 persistent tail"]] == [False, True, True, True, True]
+    assert [e["plan"]["n_prog"] for e in out["bf16 persistent head2 early"]] == [1, 3, 3, 3, 3]
     assert not any(e["packed"] for e in out["fp32 whole row"])
 
 

@@ -90,11 +90,11 @@ def _pack(lo, hi, dtype: tl.constexpr):
 
 
 @triton.jit
-def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.constexpr, HEAD2: tl.constexpr,
+def _ce_row(X, stride, y, Loss, row, V, ignore_index, inv_n, HEAD: tl.constexpr, HEAD2: tl.constexpr,
             FULL: tl.constexpr, BLOCK_V: tl.constexpr, REVERSE: tl.constexpr, EVICT: tl.constexpr,
             PACK: tl.constexpr, EARLY: tl.constexpr):
     """One row: the head (HEAD logits, and with PACK and FULL a second piece of HEAD2 after it) held in registers,
-    the tail streamed twice. FULL: V >= HEAD + HEAD2 (no mask on the held logits). EARLY (with PACK and FULL): the
+    the tail streamed twice; y is the row's target (loaded by the caller). FULL: V >= HEAD + HEAD2 (no mask on the held logits). EARLY (with PACK and FULL): the
     held words are loaded before the target, so their loads do not wait for it (an ignored row reads them for
     nothing)."""
     held: tl.constexpr = HEAD + HEAD2
@@ -106,7 +106,6 @@ def _ce_row(X, stride, Target, Loss, row, V, ignore_index, inv_n, HEAD: tl.const
         if HEAD2 > 0:
             wcols2 = HEAD // 2 + tl.arange(0, HEAD2 // 2)
             w2 = tl.load(Xw + wcols2, eviction_policy="evict_first")
-    y = tl.load(Target + row)
     if y == ignore_index:  # no loss and a zero gradient for this row
         for off in range(0, V, BLOCK_V):
             cols = off + tl.arange(0, BLOCK_V)
@@ -200,13 +199,17 @@ def _ce_head(X, stride, Target, Loss, NValid, T, V, ignore_index, n_prog, HEAD: 
              HEAD2: tl.constexpr, FULL: tl.constexpr, BLOCK_V: tl.constexpr, REVERSE: tl.constexpr,
              EVICT: tl.constexpr, PACK: tl.constexpr, PERSIST: tl.constexpr, EARLY: tl.constexpr):
     inv_n = 1.0 / tl.load(NValid)
-    if PERSIST:  # rows pid, pid + n_prog, ...
+    if PERSIST:  # rows pid, pid + n_prog, ...; the next row's target loaded while this row runs
+        y_next = tl.load(Target + tl.program_id(0))  # n_prog <= T: every program has a first row
         for r in range(tl.program_id(0), T, n_prog):
-            _ce_row(X, stride, Target, Loss, r.to(tl.int64), V, ignore_index, inv_n, HEAD, HEAD2, FULL, BLOCK_V,
+            y = y_next
+            y_next = tl.load(Target + r + n_prog, mask=r + n_prog < T, other=ignore_index)
+            _ce_row(X, stride, y, Loss, tl.cast(r, tl.int64), V, ignore_index, inv_n, HEAD, HEAD2, FULL, BLOCK_V,
                     REVERSE, EVICT, PACK, EARLY)
     else:  # one program per row
-        _ce_row(X, stride, Target, Loss, tl.program_id(0).to(tl.int64), V, ignore_index, inv_n, HEAD, HEAD2,
-                FULL, BLOCK_V, REVERSE, EVICT, PACK, EARLY)
+        row = tl.program_id(0).to(tl.int64)
+        _ce_row(X, stride, tl.load(Target + row), Loss, row, V, ignore_index, inv_n, HEAD, HEAD2, FULL, BLOCK_V,
+                REVERSE, EVICT, PACK, EARLY)
 
 
 @triton.jit
