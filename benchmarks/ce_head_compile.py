@@ -4,7 +4,7 @@ and how many programs fit one H200 SM (65536 registers, 64 warps, 227 KB of shar
 stay in registers spills to local memory: slower, still correct. Says nothing about speed. On the H200 the lead's
 batch also prints the CompiledKernel's n_regs / n_spills of the launched kernels (benchmarks/h200_ce_head.sh).
 
-    PYTHONPATH=. python benchmarks/ce_head_compile.py [--spec HEAD,PERSIST,BLOCK_V,WARPS[,PACK[,HEAD2[,EARLY]]] ...]
+    PYTHONPATH=. python benchmarks/ce_head_compile.py [--spec HEAD,PERSIST,BLOCK_V,WARPS[,PACK[,HEAD2[,EARLY[,MAXNREG]]]] ...]
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ DEFAULT = ("65536,0,8192,16", "65536,0,4096,16", "65536,0,16384,16", "65536,1,81
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--spec", action="append", help="HEAD,PERSIST,BLOCK_V,WARPS[,PACK 0|1[,HEAD2[,EARLY 0|1]]] (repeatable)")
+    ap.add_argument("--spec", action="append", help="HEAD,PERSIST,BLOCK_V,WARPS[,PACK 0|1[,HEAD2[,EARLY 0|1[,MAXNREG]]]] (repeatable)")
     a = ap.parse_args(argv)
     import triton
     from triton.backends.compiler import GPUTarget
@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     print(f"triton {triton.__version__}, target sm_90")
     for spec in a.spec or DEFAULT:
         vals = [int(s) for s in spec.split(",")]
-        head, persist, block, warps, pack, head2, early = vals + [1, 0, 0][len(vals) - 4:]
+        head, persist, block, warps, pack, head2, early, maxnreg = vals + [1, 0, 0, 0][len(vals) - 4:]
         consts = {"HEAD": head, "HEAD2": head2, "FULL": True, "BLOCK_V": block, "REVERSE": True, "EVICT": True,
                   "PACK": bool(pack),
                   "PERSIST": bool(persist), "EARLY": bool(early)}
@@ -47,7 +47,8 @@ def main(argv=None) -> int:
         attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(NAMES) if n not in ("ignore_index", "T", "n_prog")}
         try:
             k = triton.compile(ASTSource(fn=mod._ce_head, signature=sig, constexprs=consts, attrs=attrs),
-                               target=GPUTarget("cuda", 90, 32), options={"num_warps": warps, "num_stages": 1})
+                               target=GPUTarget("cuda", 90, 32), options={"num_warps": warps, "num_stages": 1,
+                                                                   **({"maxnreg": maxnreg} if maxnreg else {})})
         except Exception as e:  # noqa: BLE001 - reported per schedule
             print(f"  FAILED HEAD={head} PERSIST={persist} BLOCK_V={block} warps={warps}: {type(e).__name__}: {str(e)[:300]}")
             continue
@@ -55,7 +56,7 @@ def main(argv=None) -> int:
         shared = k.metadata.shared
         fit = min(65536 // max(1, (info["regs"] or 1) * 32 * warps), 64 // warps, 232448 // shared if shared else 64)
         held = head + head2
-        print(f"  HEAD={head:6d}+{head2:5d} PERSIST={persist} BLOCK_V={block:5d} warps={warps:2d} PACK={pack} EARLY={early}: {held // (32 * warps):4d} logits a "
+        print(f"  HEAD={head:6d}+{head2:5d} PERSIST={persist} BLOCK_V={block:5d} warps={warps:2d} PACK={pack} EARLY={early} MAXNREG={maxnreg}: {held // (32 * warps):4d} logits a "
               f"thread held; regs {info['regs']}, spill {info['spill_stores']}/{info['spill_loads']} B, shared {shared} B, "
               f"programs per SM {fit}", flush=True)
     return 0

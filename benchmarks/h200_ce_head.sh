@@ -1,7 +1,7 @@
 #!/bin/bash
 # Cross-entropy (issue 21), round 4: part of the row held in registers between the two passes
 # (benchmarks/candidates/cross_entropy_head.py). For the lead's H200 batch, under 150 s:
-#   cd CHECKOUT && export PYTHONPATH=$PWD && OUT=DIR bash benchmarks/h200_ce_head.sh > DIR/log.txt 2>&1
+#   cd CHECKOUT && export PYTHONPATH=$PWD && OUT=DIR [BATCH=1|2] bash benchmarks/h200_ce_head.sh > DIR/log.txt 2>&1
 # 0. benchmarks/ce_head_compile.py with this machine's Triton (3.6) and its ptxas: registers and spills per schedule
 #    (CPU only, in the background).
 # 1. benchmarks/cross_entropy.py: every schedule checked against float64 F.cross_entropy first (three (16, 128256)
@@ -18,24 +18,44 @@ el() { echo $(( $(date +%s) - start )); }
 python -c "import torch, triton; p = torch.cuda.get_device_properties(0); print(torch.__version__, triton.__version__, p.name, p.multi_processor_count, 'SMs')"
 C=benchmarks/candidates/cross_entropy_head.py
 H=benchmarks/candidates/cross_entropy_hints.py
-SPECS=(
-  "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=8192,NUM_WARPS=16"
-  "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=4096,NUM_WARPS=16"
-  "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=16384,NUM_WARPS=16"
-  "$C:HEAD_MAX=32768,HEAD2=16384,BLOCK_V=8192,NUM_WARPS=8"
-  "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16"
-  "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,EARLY=True"
-  "$C:HEAD_MAX=65536,BLOCK_V=4096,NUM_WARPS=16"
-  "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=32"
-  "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,PROGRAMS_PER_SM=1"
-  "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=8192,NUM_WARPS=16,PROGRAMS_PER_SM=1"
-  "$C:HEAD_MAX=32768,BLOCK_V=4096,NUM_WARPS=8"
-  "$C:HEAD_MAX=16384,BLOCK_V=4096,NUM_WARPS=8"
-  "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,REVERSE=False,EVICT=False"
-  "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,PACK=False"
-  "$C:HEAD_MAX=32768,BLOCK_V=8192,NUM_WARPS=16,PACK=False"
-)
-(timeout 45 python benchmarks/ce_head_compile.py > "$OUT/compile_sm90.txt" 2>&1) &
+BATCH=${BATCH:-2}
+if [ "$BATCH" = 1 ]; then  # batch 1 as it ran (2026-12-02 02:01 UTC, docs/h200/ce_head_batch1/): one program per SM
+  SPECS=(
+    "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=8192,NUM_WARPS=16"
+    "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=4096,NUM_WARPS=16"
+    "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=16384,NUM_WARPS=16"
+    "$C:HEAD_MAX=32768,HEAD2=16384,BLOCK_V=8192,NUM_WARPS=8"
+    "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16"
+    "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,EARLY=True"
+    "$C:HEAD_MAX=65536,BLOCK_V=4096,NUM_WARPS=16"
+    "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=32"
+    "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,PROGRAMS_PER_SM=1"
+    "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=8192,NUM_WARPS=16,PROGRAMS_PER_SM=1"
+    "$C:HEAD_MAX=32768,BLOCK_V=4096,NUM_WARPS=8"
+    "$C:HEAD_MAX=16384,BLOCK_V=4096,NUM_WARPS=8"
+    "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,REVERSE=False,EVICT=False"
+    "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,PACK=False"
+    "$C:HEAD_MAX=32768,BLOCK_V=8192,NUM_WARPS=16,PACK=False"
+  )
+else  # batch 2: several programs per SM (MAXNREG caps ptxas so they fit), a smaller head each; batch 1's fastest
+  SPECS=(
+    "$C:HEAD_MAX=32768,HEAD2=16384,BLOCK_V=8192,NUM_WARPS=8,MAXNREG=128"
+    "$C:HEAD_MAX=32768,BLOCK_V=4096,NUM_WARPS=8,MAXNREG=128"
+    "$C:HEAD_MAX=16384,HEAD2=8192,BLOCK_V=4096,NUM_WARPS=4,MAXNREG=128"
+    "$C:HEAD_MAX=16384,BLOCK_V=4096,NUM_WARPS=8,MAXNREG=64"
+    "$C:HEAD_MAX=16384,BLOCK_V=8192,NUM_WARPS=8,MAXNREG=80"
+    "$C:HEAD_MAX=8192,BLOCK_V=8192,NUM_WARPS=8,MAXNREG=64"
+    "$C:HEAD_MAX=8192,BLOCK_V=8192,NUM_WARPS=8"
+    "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=16384,NUM_WARPS=16"
+    "$C:HEAD_MAX=32768,HEAD2=16384,BLOCK_V=16384,NUM_WARPS=8,MAXNREG=128"
+    "$C:HEAD_MAX=16384,HEAD2=8192,BLOCK_V=8192,NUM_WARPS=4,MAXNREG=128"
+  )
+fi
+if [ "$BATCH" = 1 ]; then CSPEC=(); else
+  CSPEC=(--spec 32768,0,8192,8,1,16384,0,128 --spec 32768,0,4096,8,1,0,0,128 --spec 16384,0,4096,4,1,8192,0,128
+         --spec 16384,0,4096,8,1,0,0,64 --spec 16384,0,8192,8,1,0,0,80 --spec 8192,0,8192,8,1,0,0,64
+         --spec 8192,0,8192,8 --spec 32768,0,16384,8,1,16384,0,128 --spec 16384,0,8192,4,1,8192,0,128); fi
+(timeout 45 python benchmarks/ce_head_compile.py "${CSPEC[@]}" > "$OUT/compile_sm90.txt" 2>&1) &
 cpid=$!
 cands=()
 for s in "${SPECS[@]}"; do cands+=(--candidate "$s"); done

@@ -26,6 +26,8 @@ HEAD2 = 0         # PACK only: a second held piece after the head (a power of tw
 BLOCK_V = 8192    # tail chunk
 NUM_WARPS = 16
 PROGRAMS_PER_SM = 0  # 0: one program per row (grid = T); k > 0: min(T, k x SMs) persistent programs
+MAXNREG = 0       # > 0 (CUDA): ptxas's register cap a thread (.maxnreg), so that 65536 / (MAXNREG x 32 x warps)
+                  # programs fit an SM; a cap below the kernel's need spills
 REVERSE = True
 EVICT = True
 PACK = True       # 16-bit logits held as int32 words (two a register); else one logit a register
@@ -271,7 +273,7 @@ class CrossEntropy(torch.autograd.Function):
         LAST_KERNEL = _ce_head[(p["n_prog"],)](logits, logits.stride(0), target, loss_rows, n_valid, T, V, ignore_index,
                                  p["n_prog"], HEAD=p["HEAD"], HEAD2=p["HEAD2"], FULL=p["FULL"], BLOCK_V=p["BLOCK_V"],
                                  REVERSE=REVERSE, EVICT=EVICT, PACK=packed, PERSIST=p["PERSIST"], EARLY=EARLY,
-                                 num_warps=NUM_WARPS)
+                                 num_warps=NUM_WARPS, **({"maxnreg": MAXNREG} if MAXNREG and logits.is_cuda else {}))
         _mean_loss[(1,)](loss_rows, n_valid, loss, T, BLOCK=BLOCK_T)
         ctx.save_for_backward(logits.detach())  # now holds the gradient of the mean loss
         ctx.block = p["BLOCK_V"]
