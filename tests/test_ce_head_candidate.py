@@ -158,3 +158,23 @@ def test_a_wrong_one_hot_would_be_caught():
     line = next(ln for ln in r.stdout.splitlines() if ln.startswith("JSON"))
     errs = json.loads(line[4:])["fp32 whole row"]
     assert max(e["grad"] for e in errs if not e["nan_loss"]) > 1e-2
+
+
+def test_every_schedule_the_h200_batch_names_has_those_constants():
+    """Each "$C:NAME=VALUE,..." / "$H:..." in benchmarks/h200_ce_head.sh names a constant of the candidate it loads,
+    and each ce_head_compile.py --spec has the fields it parses (a typo would cost the batch's row)."""
+    import ast
+    import re
+    from benchmarks.constants import load_module
+    text = (ROOT / "benchmarks" / "h200_ce_head.sh").read_text()
+    mods = {"C": load_module(ROOT / "benchmarks" / "candidates" / "cross_entropy_head.py", "head_names"),
+            "H": load_module(ROOT / "benchmarks" / "candidates" / "cross_entropy_hints.py", "hints_names")}
+    specs = re.findall(r"\$(C|H):([\w=,]+)", text)
+    assert len(specs) >= 26
+    for which, spec in specs:
+        for kv in spec.split(","):
+            name, value = kv.split("=")
+            assert hasattr(mods[which], name), (which, kv)
+            ast.literal_eval(value)
+    for spec in re.findall(r"--spec ([\d,]+)", text):
+        assert 4 <= len(spec.split(",")) <= 8, spec
