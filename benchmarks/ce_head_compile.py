@@ -4,7 +4,7 @@ and how many programs fit one H200 SM (65536 registers, 64 warps, 227 KB of shar
 stay in registers spills to local memory: slower, still correct. Says nothing about speed. On the H200 the lead's
 batch also prints the CompiledKernel's n_regs / n_spills of the launched kernels (benchmarks/h200_ce_head.sh).
 
-    PYTHONPATH=. python benchmarks/ce_head_compile.py [--spec HEAD,PERSIST,BLOCK_V,WARPS[,PACK[,HEAD2[,EARLY[,MAXNREG]]]] ...]
+    PYTHONPATH=. python benchmarks/ce_head_compile.py [--spec HEAD,PERSIST,BLOCK_V,WARPS[,PACK[,HEAD2[,EARLY[,MAXNREG[,STAGES]]]]] ...]
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ DEFAULT = ("65536,0,8192,16", "65536,0,4096,16", "65536,0,16384,16", "65536,1,81
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--spec", action="append", help="HEAD,PERSIST,BLOCK_V,WARPS[,PACK 0|1[,HEAD2[,EARLY 0|1[,MAXNREG]]]] (repeatable)")
+    ap.add_argument("--spec", action="append", help="HEAD,PERSIST,BLOCK_V,WARPS[,PACK 0|1[,HEAD2[,EARLY 0|1[,MAXNREG[,STAGES]]]]] (repeatable)")
     a = ap.parse_args(argv)
     import triton
     from triton.backends.compiler import GPUTarget
@@ -38,10 +38,10 @@ def main(argv=None) -> int:
     print(f"triton {triton.__version__}, target sm_90")
     for spec in a.spec or DEFAULT:
         vals = [int(s) for s in spec.split(",")]
-        head, persist, block, warps, pack, head2, early, maxnreg = vals + [1, 0, 0, 0][len(vals) - 4:]
+        head, persist, block, warps, pack, head2, early, maxnreg, stages = vals + [1, 0, 0, 0, 1][len(vals) - 4:]
         consts = {"HEAD": head, "HEAD2": head2, "FULL": True, "BLOCK_V": block, "REVERSE": True, "EVICT": True,
                   "PACK": bool(pack),
-                  "PERSIST": bool(persist), "EARLY": bool(early)}
+                  "PERSIST": bool(persist), "EARLY": bool(early), "STAGES": stages}
         sig = dict(zip(NAMES, TYPES))
         sig.update({k: "constexpr" for k in consts})
         attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(NAMES) if n not in ("ignore_index", "T", "n_prog")}
@@ -56,7 +56,7 @@ def main(argv=None) -> int:
         shared = k.metadata.shared
         fit = min(65536 // max(1, (info["regs"] or 1) * 32 * warps), 64 // warps, 232448 // shared if shared else 64)
         held = head + head2
-        print(f"  HEAD={head:6d}+{head2:5d} PERSIST={persist} BLOCK_V={block:5d} warps={warps:2d} PACK={pack} EARLY={early} MAXNREG={maxnreg}: {held // (32 * warps):4d} logits a "
+        print(f"  HEAD={head:6d}+{head2:5d} PERSIST={persist} BLOCK_V={block:5d} warps={warps:2d} PACK={pack} EARLY={early} MAXNREG={maxnreg} STAGES={stages}: {held // (32 * warps):4d} logits a "
               f"thread held; regs {info['regs']}, spill {info['spill_stores']}/{info['spill_loads']} B, shared {shared} B, "
               f"programs per SM {fit}", flush=True)
     return 0

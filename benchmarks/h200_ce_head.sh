@@ -37,7 +37,8 @@ if [ "$BATCH" = 1 ]; then  # batch 1 as it ran (2026-12-02 02:01 UTC, docs/h200/
     "$C:HEAD_MAX=65536,BLOCK_V=8192,NUM_WARPS=16,PACK=False"
     "$C:HEAD_MAX=32768,BLOCK_V=8192,NUM_WARPS=16,PACK=False"
   )
-else  # batch 2: several programs per SM (MAXNREG caps ptxas so they fit), a smaller head each; batch 1's fastest
+else  # batch 2: several programs per SM (MAXNREG caps ptxas so they fit), a smaller head each; batch 1's fastest;
+      # STAGES: the tail loops software-pipelined (the next chunks' loads in flight while one is reduced)
   SPECS=(
     "$C:HEAD_MAX=32768,HEAD2=16384,BLOCK_V=8192,NUM_WARPS=8,MAXNREG=128"
     "$C:HEAD_MAX=32768,BLOCK_V=4096,NUM_WARPS=8,MAXNREG=128"
@@ -49,12 +50,19 @@ else  # batch 2: several programs per SM (MAXNREG caps ptxas so they fit), a sma
     "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=16384,NUM_WARPS=16"
     "$C:HEAD_MAX=32768,HEAD2=16384,BLOCK_V=16384,NUM_WARPS=8,MAXNREG=128"
     "$C:HEAD_MAX=16384,HEAD2=8192,BLOCK_V=8192,NUM_WARPS=4,MAXNREG=128"
+    "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=16384,NUM_WARPS=16,STAGES=2"
+    "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=8192,NUM_WARPS=16,STAGES=3"
+    "$C:HEAD_MAX=65536,HEAD2=32768,BLOCK_V=8192,NUM_WARPS=16,STAGES=4"
+    "$C:HEAD_MAX=32768,HEAD2=16384,BLOCK_V=8192,NUM_WARPS=8,MAXNREG=128,STAGES=3"
+    "$C:HEAD_MAX=16384,HEAD2=8192,BLOCK_V=4096,NUM_WARPS=4,MAXNREG=128,STAGES=3"
   )
 fi
 if [ "$BATCH" = 1 ]; then CSPEC=(); else
   CSPEC=(--spec 32768,0,8192,8,1,16384,0,128 --spec 32768,0,4096,8,1,0,0,128 --spec 16384,0,4096,4,1,8192,0,128
          --spec 16384,0,4096,8,1,0,0,64 --spec 16384,0,8192,8,1,0,0,80 --spec 8192,0,8192,8,1,0,0,64
-         --spec 8192,0,8192,8 --spec 32768,0,16384,8,1,16384,0,128 --spec 16384,0,8192,4,1,8192,0,128); fi
+         --spec 8192,0,8192,8 --spec 32768,0,16384,8,1,16384,0,128 --spec 16384,0,8192,4,1,8192,0,128
+         --spec 65536,0,16384,16,1,32768,0,0,2 --spec 65536,0,8192,16,1,32768,0,0,3 --spec 65536,0,8192,16,1,32768,0,0,4
+         --spec 32768,0,8192,8,1,16384,0,128,3 --spec 16384,0,4096,4,1,8192,0,128,3); fi
 (timeout 45 python benchmarks/ce_head_compile.py "${CSPEC[@]}" > "$OUT/compile_sm90.txt" 2>&1) &
 cpid=$!
 cands=()

@@ -31,6 +31,7 @@ MAXNREG = 0       # > 0 (CUDA): ptxas's register cap a thread (.maxnreg), so tha
 REVERSE = True
 EVICT = True
 PACK = True       # 16-bit logits held as int32 words (two a register); else one logit a register
+STAGES = 1        # > 1: the tail loops as tl.range(..., num_stages=STAGES)
 EARLY = False     # with PACK and V >= HEAD + HEAD2: the held words' loads issued before the target's
 BLOCK_T = 1024    # targets per step of the counting and summing kernels
 LAST_KERNEL = None  # the last launch's CompiledKernel (its n_regs / n_spills, printed by the H200 batch)
@@ -94,11 +95,12 @@ def _pack(lo, hi, dtype: tl.constexpr):
 @triton.jit
 def _ce_row(X, stride, y, Loss, row, V, ignore_index, inv_n, HEAD: tl.constexpr, HEAD2: tl.constexpr,
             FULL: tl.constexpr, BLOCK_V: tl.constexpr, REVERSE: tl.constexpr, EVICT: tl.constexpr,
-            PACK: tl.constexpr, EARLY: tl.constexpr):
+            PACK: tl.constexpr, EARLY: tl.constexpr, STAGES: tl.constexpr):
     """One row: the head (HEAD logits, and with PACK and FULL a second piece of HEAD2 after it) held in registers,
     the tail streamed twice; y is the row's target (loaded by the caller). FULL: V >= HEAD + HEAD2 (no mask on the held logits). EARLY (with PACK and FULL): the
     held words are loaded before the target, so their loads do not wait for it (an ignored row reads them for
-    nothing)."""
+    nothing). STAGES > 1 software-pipelines the tail loops (their chunks' loads issued STAGES - 1 ahead, through
+    shared memory: cp.async on sm_90)."""
     held: tl.constexpr = HEAD + HEAD2
     Xr = X + row * stride
     if EARLY and PACK and FULL:
@@ -146,7 +148,7 @@ def _ce_row(X, stride, y, Loss, row, V, ignore_index, inv_n, HEAD: tl.constexpr,
             else:
                 xh = tl.load(Xr + hcols, mask=hcols < V, other=float("-inf"), eviction_policy="evict_first")
             m, d = _online(xh.to(tl.float32))
-        for i in range(0, n_tail):  # the tail's first pass: online max and sum
+        for i in tl.range(0, n_tail, num_stages=STAGES):  # the tail's first pass: online max and sum
             cols = held + i * BLOCK_V + tl.arange(0, BLOCK_V)
             if EVICT:
                 x = tl.load(Xr + cols, mask=cols < V, other=float("-inf"), eviction_policy="evict_last")
@@ -179,7 +181,7 @@ def _ce_row(X, stride, y, Loss, row, V, ignore_index, inv_n, HEAD: tl.constexpr,
         if y < held:
             tl.debug_barrier()  # every thread's head stores before the one that overwrites the target's element
             tl.store(Xr + y, ((tl.exp(x_y - lse) - 1.0) * inv_n).to(X.dtype.element_ty))
-        for i in range(0, n_tail):  # the tail's gradient: the only second read
+        for i in tl.range(0, n_tail, num_stages=STAGES):  # the tail's gradient: the only second read
             if REVERSE:
                 cols = held + (n_tail - 1 - i) * BLOCK_V + tl.arange(0, BLOCK_V)
             else:
@@ -199,7 +201,8 @@ def _ce_row(X, stride, y, Loss, row, V, ignore_index, inv_n, HEAD: tl.constexpr,
 @triton.jit
 def _ce_head(X, stride, Target, Loss, NValid, T, V, ignore_index, n_prog, HEAD: tl.constexpr,
              HEAD2: tl.constexpr, FULL: tl.constexpr, BLOCK_V: tl.constexpr, REVERSE: tl.constexpr,
-             EVICT: tl.constexpr, PACK: tl.constexpr, PERSIST: tl.constexpr, EARLY: tl.constexpr):
+             EVICT: tl.constexpr, PACK: tl.constexpr, PERSIST: tl.constexpr, EARLY: tl.constexpr,
+             STAGES: tl.constexpr):
     inv_n = 1.0 / tl.load(NValid)
     if PERSIST:  # rows pid, pid + n_prog, ...; the next row's target loaded while this row runs
         y_next = tl.load(Target + tl.program_id(0))  # n_prog <= T: every program has a first row
@@ -207,11 +210,11 @@ def _ce_head(X, stride, Target, Loss, NValid, T, V, ignore_index, n_prog, HEAD: 
             y = y_next
             y_next = tl.load(Target + r + n_prog, mask=r + n_prog < T, other=ignore_index)
             _ce_row(X, stride, y, Loss, tl.cast(r, tl.int64), V, ignore_index, inv_n, HEAD, HEAD2, FULL, BLOCK_V,
-                    REVERSE, EVICT, PACK, EARLY)
+                    REVERSE, EVICT, PACK, EARLY, STAGES)
     else:  # one program per row
         row = tl.program_id(0).to(tl.int64)
         _ce_row(X, stride, tl.load(Target + row), Loss, row, V, ignore_index, inv_n, HEAD, HEAD2, FULL, BLOCK_V,
-                REVERSE, EVICT, PACK, EARLY)
+                REVERSE, EVICT, PACK, EARLY, STAGES)
 
 
 @triton.jit
@@ -272,7 +275,7 @@ class CrossEntropy(torch.autograd.Function):
         global LAST_KERNEL
         LAST_KERNEL = _ce_head[(p["n_prog"],)](logits, logits.stride(0), target, loss_rows, n_valid, T, V, ignore_index,
                                  p["n_prog"], HEAD=p["HEAD"], HEAD2=p["HEAD2"], FULL=p["FULL"], BLOCK_V=p["BLOCK_V"],
-                                 REVERSE=REVERSE, EVICT=EVICT, PACK=packed, PERSIST=p["PERSIST"], EARLY=EARLY,
+                                 REVERSE=REVERSE, EVICT=EVICT, PACK=packed, PERSIST=p["PERSIST"], EARLY=EARLY, STAGES=STAGES,
                                  num_warps=NUM_WARPS, **({"maxnreg": MAXNREG} if MAXNREG and logits.is_cuda else {}))
         _mean_loss[(1,)](loss_rows, n_valid, loss, T, BLOCK=BLOCK_T)
         ctx.save_for_backward(logits.detach())  # now holds the gradient of the mean loss
