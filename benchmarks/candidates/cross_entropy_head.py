@@ -13,6 +13,11 @@ HEAD / V of the row. The wrapper caps HEAD at next_power_of_2(V): under the inte
 drill's CPU sizes) the whole row is the head and the tail loops run zero times; tests/test_ce_head_candidate.py
 also runs it with a small HEAD_MAX so the tail loops run, V no multiple of any block.
 
+Measured on the H200 (torch 2.11 / triton 3.6, 2026-12-02, docs/training.md "Round 4"): every schedule exact, none
+at 2 x torch.compile; the fastest 1543 µs (HEAD 8192, 8 warps, MAXNREG 64: 4 programs per SM) and 1682 µs (HEAD
+65536 + HEAD2 32768, 16 warps, BLOCK_V 16384: 76.6 % of the row held, 1 program per SM), against round 3's hinted
+two-read kernel's 1415 µs (benchmarks/candidates/cross_entropy_hints.py) and torch.compile's 2593-2605.
+
 n_valid is counted by a one-program kernel first, the rows' losses summed and divided by n_valid by another (0 / 0 is
 NaN for an all-ignored batch, as F.cross_entropy), the backward scales by grad_output in place unless it is exactly
 1: all as solutions/cross_entropy.py.
