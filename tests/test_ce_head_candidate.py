@@ -1,12 +1,13 @@
 """Issue 21's round-4 cross-entropy candidate (benchmarks/candidates/cross_entropy_head.py: the row's head held in
-registers between the two passes, HEAD2 a second held piece), under Triton's interpreter, against float64 F.cross_entropy with dy = 0.7: float32
-logits (one logit a register), bfloat16 logits (PACK: two a 32-bit word), the whole row in the head (the CPU's
-plan: HEAD = next_power_of_2(V)) and a small HEAD_MAX so that the tail loops run (V = 3001 and 1000: no multiple of
-any block; the tail forward and reversed, with and without the eviction hints), the persistent loop (fewer
-programs than rows, the next row's target loaded ahead), EARLY, ignored rows, a target inside the
-head and inside the tail, logits at scale 60 (exp overflows float32 without the max), an all-ignored batch (NaN
-loss, zero gradient). Also the plan: HEAD never above next_power_of_2(V), PACK refused where a 32-bit word could
-straddle two rows.
+registers between the two passes, HEAD2 a second held piece), under Triton's interpreter, against float64
+F.cross_entropy with dy = 0.7: float32 logits (one logit a register) with the whole row in the head (the CPU's plan:
+HEAD = next_power_of_2(V)); bfloat16 logits packed two a 32-bit word with a second held piece and EARLY; and the
+persistent loop (fewer programs than rows, the next row's target loaded ahead) over a small HEAD_MAX so that the
+tail loop runs, reversed with the eviction hints (V = 3001 and 1000: no multiple of any block). Cases: ignored rows,
+a target inside the head and inside the tail, logits at scale 60 (exp overflows float32 without the max), an
+all-ignored batch (NaN loss, zero gradient). Also the plan: HEAD never above next_power_of_2(V), PACK refused where a
+32-bit word could straddle two rows. The candidate lost on the H200 (docs/training.md, round 4), so the other
+switches (the forward tail, no hints, STAGES, unpacked bf16) are not run here: each costs ~5 s of interpreter.
 
 The kernels run in one subprocess (TRITON_INTERPRET must be set before triton is imported)."""
 from __future__ import annotations
@@ -27,6 +28,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from benchmarks.constants import load_module
+from grader.watch.interp_speed import install
+install()  # the interpreter as a CPU grade runs it (bit-identical, faster: tests/test_interp_speed.py)
 ROOT = Path(sys.argv[1])
 out = {}
 
@@ -49,20 +52,13 @@ def cases(dtype):
             y[1], y[2] = 5, v - 1  # a target in the head, one in the tail's last partial block
         yield x.to(dtype), y
 
+# Three variants cover the switches (each ~5 s in the interpreter): the CPU's plan (the whole row held), the
+# packed bf16 head with a second held piece and EARLY, and the persistent loop over a tail walked in reverse with
+# the eviction hints (the defaults). The H200 batches checked every timed schedule against float64 before timing it.
 for name, consts, dtype in (
         ("fp32 whole row", {}, torch.float32),
-        ("fp32 tail reversed + hints", {"HEAD_MAX": 512, "BLOCK_V": 256}, torch.float32),
-        ("fp32 tail forward, no hints", {"HEAD_MAX": 512, "BLOCK_V": 256, "REVERSE": False, "EVICT": False},
-         torch.float32),
-        ("bf16 packed whole row", {}, torch.bfloat16),
-        ("bf16 packed tail", {"HEAD_MAX": 1024, "BLOCK_V": 512}, torch.bfloat16),
-        ("bf16 packed head2 tail", {"HEAD_MAX": 1024, "HEAD2": 512, "BLOCK_V": 512}, torch.bfloat16),
         ("bf16 packed head2 early", {"HEAD_MAX": 1024, "HEAD2": 512, "BLOCK_V": 512, "EARLY": True}, torch.bfloat16),
-        ("fp32 tail pipelined", {"HEAD_MAX": 512, "BLOCK_V": 256, "STAGES": 3}, torch.float32),
-        ("bf16 unpacked tail", {"HEAD_MAX": 1024, "BLOCK_V": 512, "PACK": False}, torch.bfloat16),
-        ("fp32 persistent tail", {"HEAD_MAX": 512, "BLOCK_V": 256, "persist": 2}, torch.float32),
-        ("bf16 persistent head2 early", {"HEAD_MAX": 1024, "HEAD2": 512, "BLOCK_V": 512, "EARLY": True, "persist": 3},
-         torch.bfloat16)):
+        ("fp32 persistent tail", {"HEAD_MAX": 512, "BLOCK_V": 256, "persist": 2}, torch.float32)):
     if len(sys.argv) > 2 and name != sys.argv[2]:
         continue
     persist = consts.pop("persist", 0)
@@ -125,15 +121,14 @@ def test_every_variant_matches_float64_cross_entropy():
 
 def test_the_tail_loops_ran_and_the_packed_path_was_taken():
     out = results()
-    tail = out["fp32 tail reversed + hints"]
+    tail = out["fp32 persistent tail"]
     assert all(e["plan"]["HEAD"] == 512 and e["plan"]["FULL"] for e in tail if e["shape"][1] >= 1000)
-    assert [e["packed"] for e in out["bf16 packed tail"]] == [True, False, True, True, True]  # V = 3001 is odd
-    assert not any(e["packed"] for e in out["bf16 unpacked tail"])
+    assert [e["packed"] for e in out["bf16 packed head2 early"]] == [True, False, True, True, True]  # V = 3001 is odd
     # the second held piece where the row is packed and reaches past HEAD + HEAD2 (V = 3002), not at V = 3001 or 1000
-    assert [e["plan"]["HEAD2"] for e in out["bf16 packed head2 tail"]] == [0, 0, 0, 0, 512]
-    # the persistent loop ran: fewer programs than rows, each walking several (T = 7 and 9 with 2 or 3 programs)
-    assert [e["plan"]["PERSIST"] for e in out["fp32 persistent tail"]] == [False, True, True, True, True]
-    assert [e["plan"]["n_prog"] for e in out["bf16 persistent head2 early"]] == [1, 3, 3, 3, 3]
+    assert [e["plan"]["HEAD2"] for e in out["bf16 packed head2 early"]] == [0, 0, 0, 0, 512]
+    # the persistent loop ran: fewer programs than rows, each walking several (T = 7, 9, 5 and 4 with 2 programs)
+    assert [e["plan"]["PERSIST"] for e in tail] == [False, True, True, True, True]
+    assert [e["plan"]["n_prog"] for e in tail] == [1, 2, 2, 2, 2]
     assert not any(e["packed"] for e in out["fp32 whole row"])
 
 
