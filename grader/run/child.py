@@ -365,7 +365,7 @@ class CallRunner:
 
     def pair(self, size, seed, tuner, config, probe=None, calls=2):
         """Two calls with equal shapes and different values; the second also checks the first result was not reused.
-        With calls=1, the first call only."""
+        With calls=1, or when the first call failed, the first call only."""
         import torch
 
         first_out = first_snapshot = None
@@ -384,7 +384,9 @@ class CallRunner:
                 self.returned.append(out)  # kept alive, so a fresh allocation never shares its address
                 if call == 0:
                     first_out, first_snapshot = out, out.detach().clone()
-            yield ev
+            yield ev  # the caller classifies the call before asking for the next one
+            if ev.get("category"):  # failed at this size already: the second call's new values and reuse check add
+                return              # nothing the verdict or its ranking of causes uses (docs/grader.md)
 
     def inputs_and_reference(self, size, seed, call, probe):
         """The inputs of one call and their float64 reference; kept when an autotuned kernel is graded per config,
