@@ -11,25 +11,17 @@ The kernels run in one subprocess (TRITON_INTERPRET must be set before triton is
 from __future__ import annotations
 
 import functools
-import json
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import interp_script
 
 SCRIPT = r'''
-import json, os, sys
-os.environ["TRITON_INTERPRET"] = "1"
-sys.path.insert(0, sys.argv[1])
+import json
 from pathlib import Path
 from types import SimpleNamespace
 import torch
 import torch.nn.functional as F
 import triton
 from benchmarks.constants import load_module
-from grader.watch.interp_speed import install
-install()  # the interpreter as a CPU grade runs it (bit-identical, faster: tests/test_interp_speed.py)
 ROOT = Path(sys.argv[1])
 out = {}
 
@@ -144,15 +136,13 @@ for t, v, g, pps in ((8192, 128256, 8, 1), (3, 128256, 8, 1), (8192, 128256, 16,
         plans[f"{t},{v},{g},{pps}"] = str(e)
 plans["cpu"] = list(mod._plan(SimpleNamespace(type="cpu"), 7, 3001))
 out["plan"] = plans
-print(json.dumps(out))
+print("RESULT " + json.dumps(out))
 '''
 
 
 @functools.lru_cache(maxsize=1)
 def results() -> dict:
-    r = subprocess.run([sys.executable, "-c", SCRIPT, str(ROOT)], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return interp_script.run(SCRIPT)
 
 
 def test_cpu_candidate_matches_float64_at_every_switch():

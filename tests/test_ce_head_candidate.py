@@ -13,23 +13,18 @@ The kernels run in one subprocess (TRITON_INTERPRET must be set before triton is
 from __future__ import annotations
 
 import functools
-import json
-import subprocess
-import sys
 from pathlib import Path
+
+import interp_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 SCRIPT = r'''
-import json, os, sys
-os.environ["TRITON_INTERPRET"] = "1"
-sys.path.insert(0, sys.argv[1])
+import json
 from pathlib import Path
 import torch
 import torch.nn.functional as F
 from benchmarks.constants import load_module
-from grader.watch.interp_speed import install
-install()  # the interpreter as a CPU grade runs it (bit-identical, faster: tests/test_interp_speed.py)
 ROOT = Path(sys.argv[1])
 out = {}
 
@@ -91,16 +86,13 @@ even = torch.zeros(3, 1002, dtype=torch.bfloat16)
 view = torch.zeros(3, 1003, dtype=torch.bfloat16)[:, 1:]  # V even, stride odd
 out["packable"] = [mod._packable(odd), mod._packable(even), mod._packable(view), mod._packable(even.float())]
 out["heads"] = [mod._plan(1, v, torch.device("cpu"))["HEAD"] for v in (1, 1000, 32011, 128256)]
-print("JSON" + json.dumps(out))
+print("RESULT " + json.dumps(out))
 '''
 
 
 @functools.lru_cache(maxsize=1)
 def results() -> dict:
-    r = subprocess.run([sys.executable, "-c", SCRIPT, str(ROOT)], capture_output=True, text=True, timeout=600)
-    line = next((ln for ln in r.stdout.splitlines() if ln.startswith("JSON")), None)
-    assert line, r.stdout[-2000:] + r.stderr[-4000:]
-    return json.loads(line[4:])
+    return interp_script.run(SCRIPT)
 
 
 def test_every_variant_matches_float64_cross_entropy():
@@ -149,10 +141,7 @@ def test_a_wrong_one_hot_would_be_caught():
                             '.replace("if y < held:", "if y < 0:"))\n'
                             '    mod = load_module(p, f"head_{len(out)}")')
     assert broken != SCRIPT
-    r = subprocess.run([sys.executable, "-c", broken, str(ROOT), "fp32 whole row"], capture_output=True, text=True,
-                       timeout=600)
-    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("JSON"))
-    errs = json.loads(line[4:])["fp32 whole row"]
+    errs = interp_script.run(broken, "fp32 whole row")["fp32 whole row"]
     assert max(e["grad"] for e in errs if not e["nan_loss"]) > 1e-2
 
 
@@ -161,6 +150,7 @@ def test_every_schedule_the_h200_batch_names_has_those_constants():
     and each ce_head_compile.py --spec has the fields it parses (a typo would cost the batch's row)."""
     import ast
     import re
+
     from benchmarks.constants import load_module
     text = (ROOT / "benchmarks" / "h200_ce_head.sh").read_text()
     mods = {"C": load_module(ROOT / "benchmarks" / "candidates" / "cross_entropy_head.py", "head_names"),

@@ -12,10 +12,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+import interp_script
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,15 +36,11 @@ def variants(tmp: Path) -> dict:
 
 
 SCRIPT = r'''
-import json, os, sys
-os.environ["TRITON_INTERPRET"] = "1"
-sys.path.insert(0, sys.argv[1])
+import json
 from pathlib import Path
 import torch
 import torch.nn.functional as F
 from benchmarks.constants import load_with_constants
-from grader.watch.interp_speed import install
-install()  # the interpreter as a CPU grade runs it (bit-identical, faster: tests/test_interp_speed.py)
 ROOT = Path(sys.argv[1])
 C = ROOT / "benchmarks" / "candidates"
 cases = json.loads(sys.argv[2])
@@ -101,11 +96,7 @@ def results(tmp: str) -> dict:
         "hints keep 2, stages 2": (hints, {"BLOCK_V": 512, "REVERSE": True, "EVICT": True, "KEEP": 2, "STAGES": 2}),
         "hints keep more than the row": (hints, {"BLOCK_V": 1024, "EVICT": True, "KEEP": 9}),
     }
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(ROOT), json.dumps(cases)], capture_output=True,
-                          text=True, timeout=900)
-    line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
-    assert line, proc.stdout[-2000:] + proc.stderr[-3000:]
-    return json.loads(line[len("RESULT "):])
+    return interp_script.run(SCRIPT, json.dumps(cases), timeout=900)
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,9 @@ The kernels run in one subprocess (TRITON_INTERPRET must be set before triton is
 from __future__ import annotations
 
 import functools
-import json
-import subprocess
-import sys
 from pathlib import Path
 
+import interp_script
 import pytest
 
 from benchmarks import gate_calibration
@@ -20,11 +18,7 @@ from benchmarks.constants import parse_spec, with_constants_text
 ROOT = Path(__file__).resolve().parent.parent
 
 SCRIPT = r'''
-import json, os, sys, tempfile
-os.environ["TRITON_INTERPRET"] = "1"
-sys.path.insert(0, sys.argv[1])
-from grader.watch.interp_speed import install
-install()  # the interpreter as a CPU grade runs it (bit-identical, faster: tests/test_interp_speed.py)
+import json, tempfile
 from pathlib import Path
 import torch
 import torch.nn.functional as F
@@ -139,10 +133,7 @@ print("RESULT " + json.dumps(out))
 
 @functools.lru_cache(maxsize=1)
 def results() -> dict:
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(ROOT)], capture_output=True, text=True, timeout=600)
-    line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
-    assert line, proc.stdout[-2000:] + proc.stderr[-3000:]
-    return json.loads(line[len("RESULT "):])
+    return interp_script.run(SCRIPT)
 
 
 @pytest.mark.parametrize("schedule", ["gemv split-K 4", "awq split-K 4 magic", "swap split-K 2 int->float",
@@ -232,7 +223,8 @@ def test_eo_labels_and_launch_agree_on_every_switch(monkeypatch):
     ASPLIT). Every eo row of sets 4 and 4b, launched into a recorder instead of the kernel."""
     import torch
 
-    from benchmarks import serving_candidates as sc, serving_sweep as sw
+    from benchmarks import serving_candidates as sc
+    from benchmarks import serving_sweep as sw
     launched = []
 
     class Recorder:
