@@ -43,7 +43,6 @@ def targets(generated: Path | None = None):
 def generated_files(folder: Path):
     """Every planted bug (for the first drill that draws it) and every slow version, written as the tests write
     them (tests/test_bughunt_catalog.py, tests/test_bughunt_slow.py), so their verdicts are compared too."""
-    import drills
     from coach.bughunt import catalog, slow
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -51,13 +50,10 @@ def generated_files(folder: Path):
         path = folder / f"bug__{bug.key.replace(':', '__')}.py"
         path.write_text(catalog.plant(bug, catalog.drills_for(bug)[0]).text, encoding="utf-8")
         yield path, {}
-    for name in drills.names():
-        for s in slow.slow_for(name):
-            if s.cause == "no-tensor-cores":  # not graded by the tests either (tl.sum-heavy, proves nothing more)
-                continue
-            path = folder / f"slow__{s.key.replace(':', '__')}.py"
-            path.write_text(slow.text(s, name), encoding="utf-8")
-            yield path, {}
+    for s in slow.graded_on_cpu():
+        path = folder / f"slow__{s.key.replace(':', '__')}.py"
+        path.write_text(slow.text(s, slow.drill_of(s)), encoding="utf-8")
+        yield path, {}
 
 
 def fingerprint(v, roots) -> dict:

@@ -11,18 +11,12 @@ from coach.bughunt import slow
 from conftest import session_file
 
 SLOW = slow.all_slow()
-# The no-tensor-cores version is the speed gate's known-slow matmul, checked on the GPU by benchmarks/tensor_cores.py;
-# grading it here would cost ~15 s of tl.sum in the interpreter and prove nothing more.
-GRADED = [s for s in SLOW if s.cause != "no-tensor-cores"]
-
-
-def drill_of(s):
-    return next(n for n in drills.names() if s in slow.slow_for(n))
+GRADED = slow.graded_on_cpu()  # all but the one whose cause only a GPU shows (slow.NOT_GRADED_ON_CPU)
 
 
 def written(tmp_path_factory) -> dict:
     """Each graded slow version written to a file of the session."""
-    return {s.key: session_file(tmp_path_factory, "slow", f"{s.key.replace(':', '__')}.py", slow.text(s, drill_of(s)))
+    return {s.key: session_file(tmp_path_factory, "slow", f"{s.key.replace(':', '__')}.py", slow.text(s, slow.drill_of(s)))
             for s in GRADED}
 
 
@@ -44,8 +38,8 @@ def test_the_timed_drills_have_slow_versions_and_each_is_well_formed():
         assert s.cause in slow.CAUSES and s.measure in slow.MEASURES, s.key
         assert s.explain.get("en") and s.explain.get("zh"), s.key
         assert (s.measure in (None, "launches")) == (s.at is None), s.key  # a count at a size names the size
-        text = slow.text(s, drill_of(s))
-        assert text.startswith(f"# drill: {drill_of(s)}\n") and "#" not in text.split("\n", 1)[1], s.key
+        text = slow.text(s, slow.drill_of(s))
+        assert text.startswith(f"# drill: {slow.drill_of(s)}\n") and "#" not in text.split("\n", 1)[1], s.key
 
 
 @pytest.mark.parametrize("answer,parsed", [
@@ -88,7 +82,7 @@ def test_a_size_the_grade_did_not_reach_is_drills_fault(capsys):
 @pytest.mark.slow
 @pytest.mark.parametrize("s", GRADED, ids=[s.key for s in GRADED])
 def test_slow_version_is_correct_and_its_grade_shows_the_cause(s, slow_files, verdict_of):
-    drill = drill_of(s)
+    drill = slow.drill_of(s)
     v = verdict_of(slow_files[s.key], device="cpu")
     values = [c for c in v.checks if c["name"].startswith("values")]
     assert values and all(c["passed"] for c in values), f"{s.key}: not correct ({v.diagnosis})"

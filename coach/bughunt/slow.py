@@ -71,6 +71,21 @@ def drills_with_slow() -> list[str]:
     return [n for n in drills.names() if slow_for(n)]
 
 
+def drill_of(s: Slow) -> str:
+    """The first drill whose reference the slow version rewrites."""
+    return next(n for n in drills.names() if s in slow_for(n))
+
+
+# The no-tensor-cores version is the matmul speed gate's known-slow file: its cause shows on a GPU only
+# (benchmarks/tensor_cores.py), and its interpreter grade costs ~15 s of tl.sum that prove nothing more.
+NOT_GRADED_ON_CPU = ("no-tensor-cores",)
+
+
+def graded_on_cpu() -> list[Slow]:
+    """The slow versions the tests (and benchmarks/verdict_fingerprints.py) grade on the CPU."""
+    return [s for s in all_slow() if s.cause not in NOT_GRADED_ON_CPU]
+
+
 def text(s: Slow, drill: str) -> str:
     """The slow kernel as the learner sees it: no comments, no docstrings, headed `# drill: NAME`."""
     if s.file:
