@@ -1,6 +1,8 @@
 """Running a test's script of kernels under Triton's interpreter in a fresh Python (TRITON_INTERPRET must be set
-before triton is imported), with the grader's interpreter speedups installed (bit-identical, faster:
-tests/test_interp_speed.py), and reading the one line of results it prints as `RESULT <json>`.
+before triton is imported), as a CPU grade runs it: the grader's interpreter speedups (bit-identical and faster:
+tests/test_interp_speed.py) and its fixes (grader.watch.interp_compat.install_all: among them one language patch per
+launch, not one per device-function call, which halved the candidate tests), and reading the one line of results
+it prints as `RESULT <json>`.
 
 The script sees sys.argv[1] = the checkout's root (already on sys.path) and the extra arguments after it."""
 from __future__ import annotations
@@ -17,8 +19,10 @@ PREAMBLE = r'''
 import os, sys
 os.environ["TRITON_INTERPRET"] = "1"
 sys.path.insert(0, sys.argv[1])
+from grader.watch.interp_compat import install_all
 from grader.watch.interp_speed import install
-install()  # the interpreter as a CPU grade runs it
+install()
+install_all()  # the interpreter as a CPU grade runs it
 '''
 
 

@@ -111,13 +111,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
     lanes = LaneChecker(learner_file, distinct_loads=spec.byte_model is not None) if interpreted else None
     if lanes:
         lanes.install()
-        from grader.watch.bf16_cpu import install as install_bf16
-        from grader.watch.interp_compat import install as install_compat, install_compiler_semantics
-        from grader.watch.libdevice_cpu import install as install_libdevice
-        install_compat()  # Triton 3.6: range() over a runtime scalar
-        install_compiler_semantics()  # `and`/`or`/`not` on tensors, string constexpr annotations
-        install_bf16()  # bf16 math as the GPU does it (the interpreter would compute on the raw 16-bit patterns)
-        install_libdevice()  # before the learner's import: libdevice.* runs as numpy, or stops with a clear error
+        from grader.watch.interp_compat import install_all as install_interpreter_fixes
+        install_interpreter_fixes()  # before the learner's import: the interpreter runs what the compiler would
     recorder = LaunchRecorder(learner_file, lanes)
     recorder.install(interpreted)
 
