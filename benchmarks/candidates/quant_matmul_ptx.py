@@ -1,0 +1,110 @@
+"""Issue 22, round 6 candidate: the reference's fused M <= 16 kernel with the nibbles unpacked two per integer
+instruction (PTX through tl.inline_asm_elementwise), the converter Marlin and FasterTransformer use.
+
+Round 5 (docs/serving.md) left the by-bits loop at 5.3 SASS instructions per weight, 3.0 of them on the integer pipe
+(PRMT, LOP3, SHF per weight: Triton widens every uint8 to its own 16-bit lane). Here one 32-bit register holds four
+packed bytes (pack=4: four columns n..n+3 of one packed row), and
+
+    t   = prmt(w, 0x3120)                          bytes (b0, b2, b1, b3): b0, b1 at the bottom of the two halves
+    lo  = (t         & 0x000F000F) ^ 0x64086408    even k of columns (n, n+1), each half 1024 + (nib ^ 8) as float16
+    lo' = ((t >> 8)  & 0x000F000F) ^ 0x64086408    even k of columns (n+2, n+3)
+    hi  = ((t >> 4)  & 0x000F000F) ^ 0x64086408    odd k of (n, n+1);  hi' = ((t >> 12) & ...) odd k of (n+2, n+3)
+    q   = that - (1032, 1032)                      sub.f16x2: the signed value, exact (the reference's by-bits identity)
+
+is 1 PRMT + 3 SHF + 4 LOP3 + 4 HSUB2 for 8 weights: 1.0 integer instruction per weight instead of 3.0. The values are
+the by-bits kernel's (UNPACK = 0, the reference's arithmetic) bit for bit. The interpreter cannot run PTX, so on CPU
+only UNPACK = 0 runs; benchmarks/quant_r6.py checks UNPACK = 1 against torch on the H200 before timing it.
+"""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def unpack_ptx(packed):
+    """(q of the low nibbles, q of the high nibbles) as float16 tiles of packed's shape: four bytes per instance."""
+    return tl.inline_asm_elementwise(
+        asm="""
+        {
+        .reg .b32 t, u, k;
+        prmt.b32 t, $4, 0, 0x3120;
+        mov.b32 k, 0x64086408;
+        lop3.b32 $0, t, 0x000F000F, 0x64086408, 0x6a;
+        shr.b32 u, t, 8;
+        lop3.b32 $1, u, 0x000F000F, 0x64086408, 0x6a;
+        shr.b32 u, t, 4;
+        lop3.b32 $2, u, 0x000F000F, 0x64086408, 0x6a;
+        shr.b32 u, t, 12;
+        lop3.b32 $3, u, 0x000F000F, 0x64086408, 0x6a;
+        sub.f16x2 $0, $0, k;
+        sub.f16x2 $1, $1, k;
+        sub.f16x2 $2, $2, k;
+        sub.f16x2 $3, $3, k;
+        }
+        """,
+        constraints="=r,=r,=r,=r,r",
+        args=[packed],
+        dtype=(tl.float16, tl.float16),
+        is_pure=True,
+        pack=4,
+    )
+
+
+@triton.jit
+def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
+                 stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+                 GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                 SPLIT_K: tl.constexpr, UNPACK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_r = tl.arange(0, BLOCK_K // 2)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
+        k = k0 + offs_k
+        r = k0 // 2 + offs_r
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + k[None, :] * stride_ak,
+                    mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
+        a_even, a_odd = tl.split(tl.reshape(a, (BLOCK_M, BLOCK_K // 2, 2)))
+        w_mask = (r[:, None] < K // 2) & (offs_n[None, :] < N)
+        packed = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask, other=0)
+        if UNPACK == 1:
+            w_even, w_odd = unpack_ptx(packed)
+        else:  # the reference's by-bits unpack, one weight per 16-bit lane
+            w_even = ((packed & 0xF).to(tl.int16) ^ 0x6408).to(tl.float16, bitcast=True) - 1032.0
+            w_odd = ((packed >> 4).to(tl.int16) ^ 0x6408).to(tl.float16, bitcast=True) - 1032.0
+        scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
+        acc = tl.dot(a_even, w_even * scale[None, :], acc)
+        acc = tl.dot(a_odd, w_odd * scale[None, :], acc)
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if SPLIT_K == 1:
+        tl.store(c_ptrs, acc.to(tl.float16), mask=c_mask)
+    else:
+        tl.atomic_add(c_ptrs, acc.to(tl.float16), mask=c_mask, sem="relaxed")
+
+
+# (BLOCK_N, SPLIT_K, warps, stages) for M <= 16; the reference's is (64, 4, 4, 4)
+CONFIG = {"BLOCK_N": 64, "SPLIT_K": 4, "warps": 4, "stages": 4, "UNPACK": 1}
+
+
+def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, group_size: int = 128) -> torch.Tensor:
+    M, K = a.shape
+    assert M <= 16 and w_packed.shape[0] * 2 == K and K % group_size == 0
+    N = w_packed.shape[1]
+    cfg = dict(CONFIG)
+    if not a.is_cuda:
+        cfg["UNPACK"] = 0  # the interpreter cannot run PTX
+    BLOCK_M, BLOCK_K = 16, min(128, group_size)
+    SPLIT_K = max(1, min(cfg["SPLIT_K"], K // BLOCK_K))
+    c = (torch.zeros if SPLIT_K > 1 else torch.empty)((M, N), device=a.device, dtype=torch.float16)
+    grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, cfg["BLOCK_N"]), SPLIT_K)
+    w4a16_kernel[grid](a, w_packed, scales, c, M, N, K,
+                       a.stride(0), a.stride(1), w_packed.stride(0), w_packed.stride(1),
+                       scales.stride(0), scales.stride(1), c.stride(0), c.stride(1),
+                       GROUP_SIZE=group_size, BLOCK_M=BLOCK_M, BLOCK_N=cfg["BLOCK_N"], BLOCK_K=BLOCK_K,
+                       SPLIT_K=SPLIT_K, UNPACK=cfg["UNPACK"], num_warps=cfg["warps"], num_stages=cfg["stages"])
+    return c
