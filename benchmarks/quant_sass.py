@@ -116,12 +116,12 @@ def rows_r5():
 
 def rows_r6():
     """Round 6 (benchmarks/candidates/quant_matmul_ptx.py): the reference's M <= 16 kernel, its unpack by bits
-    (UNPACK 0) and two nibbles per integer instruction in PTX (UNPACK 1), at (16, 64, 128) split-K 4, 4 stages."""
+    (UNPACK 0), two nibbles per integer instruction in PTX (UNPACK 1; 2: the asm not pure; 3: and one dot), at (16, 64, 128) split-K 4, 4 stages."""
     from benchmarks.constants import load_module
     mod = load_module(ROOT / "benchmarks" / "candidates" / "quant_matmul_ptx.py", "sass_quant_ptx")
     base = dict(GROUP_SIZE=128, BLOCK_M=16, BLOCK_N=64, BLOCK_K=128, SPLIT_K=4)
     return [(f"ptx candidate UNPACK {u} (16, 64, 128) split-K 4", mod.w4a16_kernel, {**base, "UNPACK": u}, 4, 4,
-             False, 128 * 64) for u in (0, 1)]
+             False, 128 * 64) for u in (0, 1, 2, 3)]
 
 NAMES = ["a_ptr", "w_ptr", "s_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_ak", "stride_wk", "stride_wn",
          "stride_sg", "stride_sn", "stride_cm", "stride_cn"]

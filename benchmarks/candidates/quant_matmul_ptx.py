@@ -21,8 +21,11 @@ import triton.language as tl
 
 
 @triton.jit
-def unpack_ptx(packed):
-    """(q of the low nibbles, q of the high nibbles) as float16 tiles of packed's shape: four bytes per instance."""
+def unpack_ptx(packed, PURE: tl.constexpr):
+    """(q of the low nibbles, q of the high nibbles) as float16 tiles of packed's shape: four bytes per instance.
+    PURE = False keeps Triton from moving the tile's conversion to the MMA operand layout above the asm (onto the
+    uint8 tile, where it gathers the bytes one LDS.U8 each): the bytes leave shared memory 16 at a time, and the
+    float16 tile goes back through shared memory with ldmatrix (benchmarks/quant_sass.py --r6)."""
     return tl.inline_asm_elementwise(
         asm="""
         {
@@ -45,7 +48,7 @@ def unpack_ptx(packed):
         constraints="=r,=r,=r,=r,r",
         args=[packed],
         dtype=(tl.float16, tl.float16),
-        is_pure=True,
+        is_pure=PURE,
         pack=4,
     )
 
@@ -72,13 +75,19 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
         w_mask = (r[:, None] < K // 2) & (offs_n[None, :] < N)
         packed = tl.load(w_ptr + r[:, None] * stride_wk + offs_n[None, :] * stride_wn, mask=w_mask, other=0)
         if UNPACK == 1:
-            w_even, w_odd = unpack_ptx(packed)
+            w_even, w_odd = unpack_ptx(packed, True)
+        elif UNPACK >= 2:
+            w_even, w_odd = unpack_ptx(packed, False)
         else:  # the reference's by-bits unpack, one weight per 16-bit lane
             w_even = ((packed & 0xF).to(tl.int16) ^ 0x6408).to(tl.float16, bitcast=True) - 1032.0
             w_odd = ((packed >> 4).to(tl.int16) ^ 0x6408).to(tl.float16, bitcast=True) - 1032.0
         scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
-        acc = tl.dot(a_even, w_even * scale[None, :], acc)
-        acc = tl.dot(a_odd, w_odd * scale[None, :], acc)
+        if UNPACK == 3:  # the two tiles interleaved back into k order (layout only): one dot with a as loaded
+            w = tl.reshape(tl.permute(tl.join(w_even, w_odd), (0, 2, 1)), (BLOCK_K, BLOCK_N))
+            acc = tl.dot(a, w * scale[None, :], acc)
+        else:
+            acc = tl.dot(a_even, w_even * scale[None, :], acc)
+            acc = tl.dot(a_odd, w_odd * scale[None, :], acc)
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
     c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
     if SPLIT_K == 1:
