@@ -27,7 +27,7 @@ N_K, GROUP = 8192, 128
 # (BLOCK_N, SPLIT_K, warps, stages, UNPACK); round 6 batch 1 (docs/h200/session7/quant_r6_log.txt) timed UNPACK 1 at
 # 14 configs: (64, 8, 4, 4) was the fastest; batch 2 times UNPACK 2 and 3 (the asm not pure) around it
 CONFIGS = [(64, 4, 4, 4, 0), (64, 8, 4, 4, 1)] + [
-    (bn, sk, w, st, u) for u in (2, 3) for bn, sk, w, st in
+    (bn, sk, w, st, u) for u in (2,) for bn, sk, w, st in
     ((64, 4, 4, 4), (64, 8, 4, 4), (64, 8, 4, 3), (128, 4, 8, 4), (128, 8, 8, 4), (128, 8, 4, 4), (128, 4, 4, 3),
      (64, 4, 4, 3), (32, 8, 4, 4), (256, 4, 8, 3), (64, 16, 4, 4))]
 
@@ -84,7 +84,17 @@ def main() -> int:
                 if cfg[4] in (1, 2):  # bit for bit against the by-bits unpack (the same dots), one program a tile
                     one = run_config(mod, (cfg[0], 1, cfg[2], cfg[3], cfg[4]), a, w, s)
                     bits = run_config(mod, (cfg[0], 1, cfg[2], cfg[3], 0), a, w, s)
-                    ok &= bool(torch.equal(one, bits))
+                    same = bool(torch.equal(one, bits))
+                    report.setdefault("bit_identical", {}).setdefault(str(cfg), []).append(same)
+                    # UNPACK 2 is not bit for bit (batch 2: within tolerance, as close as the others), the float16
+                    # tile reaching the MMAs through ldmatrix; its dequantised weights are checked exactly below
+                    ok &= same or cfg[4] == 2
+                if cfg[4] == 2:  # the weights it feeds the dots, exactly: rows of a that pick one k each
+                    for first in (0, K // 2 - 8, K - 16):
+                        pick = torch.zeros(16, K, device=device, dtype=torch.float16)
+                        pick[torch.arange(16), first + torch.arange(16)] = 1.0
+                        got = run_config(mod, (cfg[0], 1, cfg[2], cfg[3], 2), pick, w, s)
+                        ok &= bool(torch.equal(got, w_deq[first:first + 16]))
         except Exception as e:  # noqa: BLE001 - said; the other configs go on
             print(f"{cfg}: {type(e).__name__}: {str(e)[:300]}", flush=True)
             ok = False
