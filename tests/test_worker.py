@@ -143,7 +143,7 @@ def test_a_fork_is_what_a_cold_child_would_be(tmp_path, warm_worker, monkeypatch
 @pytest.mark.slow
 def test_verdicts_match_the_cold_child(warm_worker):
     wrong = ROOT / "tests" / "submissions" / "wrong"
-    # a custom-op file too: the warm process has torch._dynamo imported (OPTIONAL_WARM_IMPORTS), a cold child not
+    # a triton_op file too: the warm process has torch._dynamo imported (OPTIONAL_WARM_IMPORTS), a cold child not
     for path in (wrong / "no_mask.py", wrong / "custom_op_kernel_unmasked_load.py"):
         warm_v = runner.grade(path, device="cpu")
         with pytest.MonkeyPatch.context() as mp:

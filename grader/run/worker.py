@@ -313,8 +313,8 @@ WARM_IMPORTS = ("torch", "triton", "triton.language", "triton.runtime.interprete
                 # grader.core.catalog, ~0.1 s a grade)
                 "grader.intake.static", "grader.core.catalog")
 # torch's own modules that a grade imports on first use, imported here when this torch has them (best effort):
-# torch.autograd.grad imports symbolic_shapes, and sympy with it, in every training grade (~0.3 s a grade); every
-# grade of a torch.compile or custom-op drill imports torch._dynamo (torch.library.triton_op imports it through
+# torch.autograd.grad imports symbolic_shapes, and sympy with it, in every training grade (~0.3 s a grade); a grade
+# that runs torch.compile or registers a torch.library.triton_op imports torch._dynamo (triton_op through
 # torch._inductor): 0.5-1.1 s a grade less, 0.9 s more for the worker's start (this 2-core machine, 2026-12-02).
 OPTIONAL_WARM_IMPORTS = ("torch.fx.experimental.symbolic_shapes", "torch._dynamo")
 
