@@ -2,10 +2,11 @@
 interpreter. On the CPU the wrapper plans G = 1 (the interpreter runs programs one after another, so a program
 waiting for a later sibling would never return), and the whole candidate is checked against float64
 F.cross_entropy at every switch (PIPE, AHEAD, CACHE_E, REREAD with FLAG; PIPE 2 without: the candidate lost on the
-H200, docs/training.md, and each run costs ~0.5 s of interpreter). The G > 1 path, the one the H200 runs, is checked by launching the
-kernel itself with G = 4 and every sibling's partial already published (as a sibling running first would have left
-it): the chunks' gradients, the target's owner writing the loss, the combine of the G slots, the next row prefetched
-across groups, the publish-ahead kernel and the re-read kernel; and a wrong published partial changes the loss (the slots are read, not recomputed). `_plan` is
+H200, docs/training.md, and each run costs ~0.5 s of interpreter). The G > 1 path, the one the H200 runs, is checked
+by launching the kernel itself with G = 4 and every sibling's partial already published (as a sibling running first
+would have left it): the chunks' gradients, the target's owner writing the loss, the combine of the G slots, the
+next row prefetched across groups, the publish-ahead kernel and the re-read kernel; and a wrong published partial
+changes the loss (the slots are read, not recomputed). `_plan` is
 checked with a faked device: a G > 1 launch never has more programs than SMs x PROGRAMS_PER_SM.
 
 The kernels run in one subprocess (TRITON_INTERPRET must be set before triton is imported)."""

@@ -43,17 +43,18 @@ def install() -> bool:
     return True
 
 
-
 def install_all() -> None:
     """Every fix a CPU grade makes to Triton's interpreter before the learner's import (grader.run.child), and what a
-    test's kernel script installs to run as a grade does (tests/interp_script.py): the ones above, bf16 arithmetic as
-    the GPU does it (grader.watch.bf16_cpu) and libdevice as numpy (grader.watch.libdevice_cpu)."""
+    test's kernel script installs to run as a grade does (tests/interp_script.py): this module's (`install`,
+    `install_compiler_semantics`), bf16 arithmetic as the GPU does it (grader.watch.bf16_cpu) and libdevice as numpy
+    (grader.watch.libdevice_cpu)."""
     from grader.watch.bf16_cpu import install as install_bf16
     from grader.watch.libdevice_cpu import install as install_libdevice
     install()  # Triton 3.6: range() over a runtime scalar
     install_compiler_semantics()  # `and`/`or`/`not` on tensors, string constexpr annotations, one patch per launch
     install_bf16()  # bf16 math as the GPU does it (the interpreter would compute on the raw 16-bit patterns)
     install_libdevice()  # libdevice.* runs as numpy, or stops with a clear error
+
 
 # -- and / or / not with the compiler's semantics ---------------------------------------------------------------------
 def _is_tensor(value) -> bool:
