@@ -25,11 +25,14 @@ sys.path.insert(0, str(ROOT))
 
 N_K, GROUP = 8192, 128
 # (BLOCK_N, SPLIT_K, warps, stages, UNPACK); round 6 batch 1 (docs/h200/session7/quant_r6_log.txt) timed UNPACK 1 at
-# 14 configs: (64, 8, 4, 4) was the fastest; batch 2 times UNPACK 2 and 3 (the asm not pure) around it
+# 14 configs: (64, 8, 4, 4) was the fastest; batches 2-3 timed UNPACK 2 and 3 (the asm not pure) around it, no
+# faster; batch 4 times BLOCK_K (the sixth field: 64, 128, 256, 512; a step of several groups loads a scale row per
+# packed row) and 2 warps
 CONFIGS = [(64, 4, 4, 4, 0), (64, 8, 4, 4, 1)] + [
-    (bn, sk, w, st, u) for u in (2,) for bn, sk, w, st in
-    ((64, 4, 4, 4), (64, 8, 4, 4), (64, 8, 4, 3), (128, 4, 8, 4), (128, 8, 8, 4), (128, 8, 4, 4), (128, 4, 4, 3),
-     (64, 4, 4, 3), (32, 8, 4, 4), (256, 4, 8, 3), (64, 16, 4, 4))]
+    (bn, sk, w, st, 1, bk) for bn, sk, w, st, bk in
+    ((64, 8, 4, 4, 64), (64, 16, 4, 4, 64), (64, 8, 4, 6, 64), (64, 4, 4, 4, 256), (64, 2, 4, 3, 256),
+     (64, 4, 8, 3, 256), (128, 4, 8, 3, 256), (64, 8, 2, 4, 128), (32, 8, 2, 4, 128), (64, 4, 2, 4, 256),
+     (32, 4, 2, 4, 256), (64, 4, 4, 2, 512), (64, 8, 4, 5, 128), (64, 8, 4, 4, 128))]
 
 
 def inputs(M, N, K, device, seed=0):
@@ -52,8 +55,9 @@ def within_tolerance(c, a, w_deq) -> tuple[bool, float]:
 
 
 def run_config(mod, cfg, a, w, s):
-    bn, sk, warps, stages, unpack = cfg
-    mod.CONFIG = {"BLOCK_N": bn, "SPLIT_K": sk, "warps": warps, "stages": stages, "UNPACK": unpack}
+    bn, sk, warps, stages, unpack, *bk = cfg
+    mod.CONFIG = {"BLOCK_N": bn, "SPLIT_K": sk, "warps": warps, "stages": stages, "UNPACK": unpack,
+                  "BLOCK_K": bk[0] if bk else 128}
     return mod.matmul_w4a16(a, w, s, GROUP)
 
 
@@ -82,8 +86,8 @@ def main() -> int:
                 worst = max(worst, err)
                 ok &= fine
                 if cfg[4] in (1, 2):  # bit for bit against the by-bits unpack (the same dots), one program a tile
-                    one = run_config(mod, (cfg[0], 1, cfg[2], cfg[3], cfg[4]), a, w, s)
-                    bits = run_config(mod, (cfg[0], 1, cfg[2], cfg[3], 0), a, w, s)
+                    one = run_config(mod, (cfg[0], 1, cfg[2], cfg[3], cfg[4], *cfg[5:]), a, w, s)
+                    bits = run_config(mod, (cfg[0], 1, cfg[2], cfg[3], 0, *cfg[5:]), a, w, s)
                     same = bool(torch.equal(one, bits))
                     report.setdefault("bit_identical", {}).setdefault(str(cfg), []).append(same)
                     # UNPACK 2 is not bit for bit (batch 2: within tolerance, as close as the others), the float16
@@ -112,7 +116,8 @@ def main() -> int:
         rows = {"cuBLAS fp16 (a @ w_deq)": lambda a=a, b=w_deq: a @ b,
                 "reference file": lambda a=a, w=w, s=s: ref.matmul_w4a16(a, w, s, GROUP)}
         for cfg in good:
-            rows[f"BN {cfg[0]} SK {cfg[1]} w{cfg[2]} st{cfg[3]} {('bits', 'ptx', 'ptx fenced', 'ptx fenced one dot')[cfg[4]]}"] = \
+            bk = f" BK {cfg[5]}" if len(cfg) > 5 else ""
+            rows[f"BN {cfg[0]} SK {cfg[1]} w{cfg[2]} st{cfg[3]}{bk} {('bits', 'ptx', 'ptx fenced', 'ptx fenced one dot')[cfg[4]]}"] = \
                 lambda a=a, w=w, s=s, cfg=cfg: run_config(mod, cfg, a, w, s)
         per = {k: [] for k in rows}
         for _ in range(args.rounds):

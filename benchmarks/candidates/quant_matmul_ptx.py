@@ -81,13 +81,18 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
         else:  # the reference's by-bits unpack, one weight per 16-bit lane
             w_even = ((packed & 0xF).to(tl.int16) ^ 0x6408).to(tl.float16, bitcast=True) - 1032.0
             w_odd = ((packed >> 4).to(tl.int16) ^ 0x6408).to(tl.float16, bitcast=True) - 1032.0
-        scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
+        if BLOCK_K <= GROUP_SIZE:  # the step lies in one group: one scale row
+            scale = tl.load(s_ptr + (k0 // GROUP_SIZE) * stride_sg + offs_n * stride_sn, mask=offs_n < N, other=0.0)
+            scale = scale[None, :]
+        else:  # the step spans BLOCK_K // GROUP_SIZE groups: each packed row's own (rows 2r and 2r + 1 share one)
+            scale = tl.load(s_ptr + ((2 * r) // GROUP_SIZE)[:, None] * stride_sg + offs_n[None, :] * stride_sn,
+                            mask=w_mask, other=0.0)
         if UNPACK == 3:  # the two tiles interleaved back into k order (layout only): one dot with a as loaded
             w = tl.reshape(tl.permute(tl.join(w_even, w_odd), (0, 2, 1)), (BLOCK_K, BLOCK_N))
-            acc = tl.dot(a, w * scale[None, :], acc)
+            acc = tl.dot(a, w * scale, acc)
         else:
-            acc = tl.dot(a_even, w_even * scale[None, :], acc)
-            acc = tl.dot(a_odd, w_odd * scale[None, :], acc)
+            acc = tl.dot(a_even, w_even * scale, acc)
+            acc = tl.dot(a_odd, w_odd * scale, acc)
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
     c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
     if SPLIT_K == 1:
@@ -96,8 +101,8 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
         tl.atomic_add(c_ptrs, acc.to(tl.float16), mask=c_mask, sem="relaxed")
 
 
-# (BLOCK_N, SPLIT_K, warps, stages) for M <= 16; the reference's is (64, 4, 4, 4)
-CONFIG = {"BLOCK_N": 64, "SPLIT_K": 4, "warps": 4, "stages": 4, "UNPACK": 1}
+# M <= 16; the reference's is BLOCK_N 64, split-K 4, 4 warps, 4 stages, BLOCK_K = the group (128)
+CONFIG = {"BLOCK_N": 64, "SPLIT_K": 4, "warps": 4, "stages": 4, "UNPACK": 1, "BLOCK_K": 128}
 
 
 def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, group_size: int = 128) -> torch.Tensor:
@@ -107,7 +112,9 @@ def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, 
     cfg = dict(CONFIG)
     if not a.is_cuda:
         cfg["UNPACK"] = 0  # the interpreter cannot run PTX
-    BLOCK_M, BLOCK_K = 16, min(128, group_size)
+    BLOCK_M, BLOCK_K = 16, cfg.get("BLOCK_K", 128)
+    # a step inside one group (one scale row) or of whole groups (a scale row per packed row)
+    assert (group_size % BLOCK_K if BLOCK_K <= group_size else BLOCK_K % group_size) == 0
     SPLIT_K = max(1, min(cfg["SPLIT_K"], K // BLOCK_K))
     c = (torch.zeros if SPLIT_K > 1 else torch.empty)((M, N), device=a.device, dtype=torch.float16)
     grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, cfg["BLOCK_N"]), SPLIT_K)
