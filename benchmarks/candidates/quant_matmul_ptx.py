@@ -12,8 +12,11 @@ packed bytes (pack=4: four columns n..n+3 of one packed row), and
     q   = that - (1032, 1032)                      sub.f16x2: the signed value, exact (the reference's by-bits identity)
 
 is 1 PRMT + 3 SHF + 4 LOP3 + 4 HSUB2 for 8 weights: 1.0 integer instruction per weight instead of 3.0. The values are
-the by-bits kernel's (UNPACK = 0, the reference's arithmetic) bit for bit. The interpreter cannot run PTX, so on CPU
-only UNPACK = 0 runs; benchmarks/quant_r6.py checks UNPACK = 1 against torch on the H200 before timing it.
+the by-bits kernel's (UNPACK = 0, the reference's arithmetic) bit for bit. UNPACK = 2 marks the asm not pure (Triton
+then leaves the layout conversion after it); UNPACK = 3 also interleaves the two tiles back into k order for one dot.
+CONFIG["BLOCK_K"] may span several groups (a scale row per packed row). The interpreter cannot run PTX, so on CPU
+only UNPACK = 0 runs; benchmarks/quant_r6.py checks every config against torch on the H200 before timing it. It lost
+(docs/serving.md, round 6): 1.74-1.81 x cuBLAS at M = 16, not the 2 x asked.
 """
 import torch
 import triton
