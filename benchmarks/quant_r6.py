@@ -26,13 +26,13 @@ sys.path.insert(0, str(ROOT))
 N_K, GROUP = 8192, 128
 # (BLOCK_N, SPLIT_K, warps, stages, UNPACK); round 6 batch 1 (docs/h200/session7/quant_r6_log.txt) timed UNPACK 1 at
 # 14 configs: (64, 8, 4, 4) was the fastest; batches 2-3 timed UNPACK 2 and 3 (the asm not pure) around it, no
-# faster; batch 4 times BLOCK_K (the sixth field: 64, 128, 256, 512; a step of several groups loads a scale row per
-# packed row) and 2 warps
+# faster; batch 4 timed BLOCK_K (a sixth field: 64, 128, 256, 512; a step of several groups loads a scale row per
+# packed row) and 2 warps, no faster; batch 5 times split-K 1 (no zeroed output, no atomics: the zeroing and its
+# kernel boundary cost 3.6 us of the split-K call, benchmarks/quant_r6_zeros.py) with narrow tiles for the programs
 CONFIGS = [(64, 4, 4, 4, 0), (64, 8, 4, 4, 1)] + [
-    (bn, sk, w, st, 1, bk) for bn, sk, w, st, bk in
-    ((64, 8, 4, 4, 64), (64, 16, 4, 4, 64), (64, 8, 4, 6, 64), (64, 4, 4, 4, 256), (64, 2, 4, 3, 256),
-     (64, 4, 8, 3, 256), (128, 4, 8, 3, 256), (64, 8, 2, 4, 128), (32, 8, 2, 4, 128), (64, 4, 2, 4, 256),
-     (32, 4, 2, 4, 256), (64, 4, 4, 2, 512), (64, 8, 4, 5, 128), (64, 8, 4, 4, 128))]
+    (bn, 1, w, st, u) for bn, w, st in
+    ((16, 1, 4), (16, 1, 6), (16, 2, 4), (16, 2, 6), (32, 1, 4), (32, 2, 4), (32, 2, 6), (32, 4, 4), (16, 4, 4))
+    for u in (1, 0)]
 
 
 def inputs(M, N, K, device, seed=0):
