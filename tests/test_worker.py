@@ -397,23 +397,32 @@ def test_the_cuda_run_forks_from_the_compiled_warm_process_and_checks_the_device
         compiled.close()
 
 
-def test_bytecode_goes_to_drills_cache_only_when_torch_was_installed_without_it(monkeypatch, tmp_path):
+def test_bytecode_goes_to_drills_cache_only_when_torch_was_installed_without_it(tmp_path):
     """Normally no child writes bytecode (nothing appears beside the learner's file); where torch has none (a
-    --no-compile or read-only install: every child would compile ~1000 modules again), it goes to drill's cache."""
+    --no-compile or read-only install: every child would compile ~1000 modules again), it goes to drill's cache.
+    Checked in a Python of its own: the environment and `proc._torch_has_bytecode` it changes are the whole
+    process's, and the session's queued grades running beside this test would see them (and run cold, compiling
+    torch's bytecode into the test's cache: 16 s for one grade, 2026-12-02)."""
     import subprocess
     import sys
 
-    from grader.run import proc
-    monkeypatch.setattr(proc, "_torch_has_bytecode", lambda: True)
-    assert proc.bytecode_env() == {"PYTHONDONTWRITEBYTECODE": "1"}
-    monkeypatch.setattr(proc, "_torch_has_bytecode", lambda: False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # a user's (or an image's) setting
-    env = proc.child_env(**proc.bytecode_env())
-    assert env["PYTHONPYCACHEPREFIX"] == str(tmp_path / "cache" / "drill" / "pycache")
     learner = tmp_path / "work"
     learner.mkdir()
     (learner / "mine.py").write_text("X = 1\n")
-    subprocess.run([sys.executable, "-c", "import mine"], cwd=learner, env=env, check=True)
+    script = f"""
+import os, subprocess, sys
+from grader.run import proc
+proc._torch_has_bytecode = lambda: True
+assert proc.bytecode_env() == {{"PYTHONDONTWRITEBYTECODE": "1"}}, proc.bytecode_env()
+proc._torch_has_bytecode = lambda: False
+os.environ["XDG_CACHE_HOME"] = {str(tmp_path / "cache")!r}
+os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # a user's (or an image's) setting
+os.environ.pop("PYTHONPYCACHEPREFIX", None)
+env = proc.child_env(**proc.bytecode_env())
+assert env["PYTHONPYCACHEPREFIX"] == {str(tmp_path / "cache" / "drill" / "pycache")!r}, env["PYTHONPYCACHEPREFIX"]
+subprocess.run([sys.executable, "-c", "import mine"], cwd={str(learner)!r}, env=env, check=True)
+"""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=120)
     assert not (learner / "__pycache__").exists()
     assert list((tmp_path / "cache" / "drill" / "pycache").rglob("mine*.pyc"))
