@@ -23,7 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-N_K, GROUP = 8192, 128
+from benchmarks.serving_sweep import GROUP, N_K, time_rows  # noqa: E402 - after the path
+from benchmarks.serving_sweep import quant_inputs as inputs  # noqa: E402
+
 # (BLOCK_N, SPLIT_K, warps, stages, UNPACK); round 6 batch 1 (docs/h200/session7/quant_r6_log.txt) timed UNPACK 1 at
 # 14 configs: (64, 8, 4, 4) was the fastest; batches 2-3 timed UNPACK 2 and 3 (the asm not pure) around it, no
 # faster; batch 4 timed BLOCK_K (a sixth field: 64, 128, 256, 512; a step of several groups loads a scale row per
@@ -33,18 +35,6 @@ CONFIGS = [(64, 4, 4, 4, 0), (64, 8, 4, 4, 1)] + [
     (bn, 1, w, st, u) for bn, w, st in
     ((16, 1, 4), (16, 1, 6), (16, 2, 4), (16, 2, 6), (32, 1, 4), (32, 2, 4), (32, 2, 6), (32, 4, 4), (16, 4, 4))
     for u in (1, 0)]
-
-
-def inputs(M, N, K, device, seed=0):
-    import torch
-
-    from drills.serving_specs import _pack_int4
-    g = torch.Generator(device=device).manual_seed(seed)
-    w4 = torch.randint(-8, 8, (K, N), generator=g, device=device)
-    scales = (torch.rand(K // GROUP, N, generator=g, device=device) * 0.02 + 0.005).half()
-    a = torch.randn(M, K, generator=g, device=device, dtype=torch.float16)
-    w_deq = (w4.half() * scales.repeat_interleave(GROUP, dim=0)).contiguous()
-    return a, _pack_int4(w4), scales, w_deq
 
 
 def within_tolerance(c, a, w_deq) -> tuple[bool, float]:
@@ -97,7 +87,7 @@ def main() -> int:
                     for first in (0, K // 2 - 8, K - 16):
                         pick = torch.zeros(16, K, device=device, dtype=torch.float16)
                         pick[torch.arange(16), first + torch.arange(16)] = 1.0
-                        got = run_config(mod, (cfg[0], 1, cfg[2], cfg[3], 2), pick, w, s)
+                        got = run_config(mod, (cfg[0], 1, cfg[2], cfg[3], 2, *cfg[5:]), pick, w, s)
                         ok &= bool(torch.equal(got, w_deq[first:first + 16]))
         except Exception as e:  # noqa: BLE001 - said; the other configs go on
             print(f"{cfg}: {type(e).__name__}: {str(e)[:300]}", flush=True)
@@ -110,24 +100,16 @@ def main() -> int:
         print(json.dumps(report))
         return 0 if len(good) == len(configs) else 1
 
-    from grader.speed.timing import bench_graphed_ms
+    unpacks = ("bits", "ptx", "ptx fenced", "ptx fenced one dot")
     for M in (16, 1):
         a, w, s, w_deq = inputs(M, N_K, N_K, device)
         rows = {"cuBLAS fp16 (a @ w_deq)": lambda a=a, b=w_deq: a @ b,
                 "reference file": lambda a=a, w=w, s=s: ref.matmul_w4a16(a, w, s, GROUP)}
         for cfg in good:
             bk = f" BK {cfg[5]}" if len(cfg) > 5 else ""
-            rows[f"BN {cfg[0]} SK {cfg[1]} w{cfg[2]} st{cfg[3]}{bk} {('bits', 'ptx', 'ptx fenced', 'ptx fenced one dot')[cfg[4]]}"] = \
+            rows[f"BN {cfg[0]} SK {cfg[1]} w{cfg[2]} st{cfg[3]}{bk} {unpacks[cfg[4]]}"] = \
                 lambda a=a, w=w, s=s, cfg=cfg: run_config(mod, cfg, a, w, s)
-        per = {k: [] for k in rows}
-        for _ in range(args.rounds):
-            for k, f in rows.items():
-                if k in per:
-                    try:
-                        per[k].append(bench_graphed_ms(f))
-                    except Exception as e:  # noqa: BLE001
-                        print(f"  not capturable: {k}: {type(e).__name__}: {str(e)[:200]}")
-                        del per[k]
+        per = time_rows(rows, args.rounds, graphed=True)
         base = statistics.median(per["cuBLAS fp16 (a @ w_deq)"])
         print(f"\nM = {M}, N = K = {N_K}, group {GROUP}: us, median [min .. max] of {args.rounds} rounds, x cuBLAS")
         for k, v in sorted(per.items(), key=lambda kv: statistics.median(kv[1])):

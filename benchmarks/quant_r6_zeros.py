@@ -24,30 +24,28 @@ def main() -> int:
     import triton
 
     from benchmarks.constants import load_module
-    from benchmarks.quant_r6 import GROUP, N_K, inputs
-    from grader.speed.timing import bench_graphed_ms
+    from benchmarks.quant_r6 import run_config
+    from benchmarks.serving_sweep import GROUP, N_K, quant_inputs, time_rows
     mod = load_module(ROOT / "benchmarks" / "candidates" / "quant_matmul_ptx.py", "quant_ptx_zeros")
     rows = {}
     for M in (16, 1):
-        a, w, s, w_deq = inputs(M, N_K, N_K, "cuda")
+        a, w, s, w_deq = quant_inputs(M)
         for name, (bn, sk, unpack) in {"ptx SK 8": (64, 8, 1), "bits SK 4": (64, 4, 0)}.items():
-            mod.CONFIG = {"BLOCK_N": bn, "SPLIT_K": sk, "warps": 4, "stages": 4, "UNPACK": unpack, "BLOCK_K": 128}
             c = torch.zeros((M, N_K), device="cuda", dtype=torch.float16)
             grid = (1, triton.cdiv(N_K, bn), sk)
 
-            def kernel_only(a=a, w=w, s=s, c=c, bn=bn, sk=sk, unpack=unpack, grid=grid):
+            # every value the row needs bound now: the loops rebind M, the config and the tensors before it runs
+            def kernel_only(M=M, a=a, w=w, s=s, c=c, bn=bn, sk=sk, unpack=unpack, grid=grid):
                 mod.w4a16_kernel[grid](a, w, s, c, M, N_K, N_K, a.stride(0), a.stride(1), w.stride(0), w.stride(1),
                                        s.stride(0), s.stride(1), c.stride(0), c.stride(1), GROUP_SIZE=GROUP,
                                        BLOCK_M=16, BLOCK_N=bn, BLOCK_K=128, SPLIT_K=sk, UNPACK=unpack, num_warps=4,
                                        num_stages=4)
-            rows[(M, f"{name}: whole call (zeros + kernel)")] = lambda a=a, w=w, s=s: mod.matmul_w4a16(a, w, s, GROUP)
+            rows[(M, f"{name}: whole call (zeros + kernel)")] = \
+                lambda a=a, w=w, s=s, cfg=(bn, sk, 4, 4, unpack): run_config(mod, cfg, a, w, s)
             rows[(M, f"{name}: kernel alone (c zeroed outside)")] = kernel_only
         rows[(M, "torch.zeros((M, N)) alone")] = lambda M=M: torch.zeros((M, N_K), device="cuda", dtype=torch.float16)
         rows[(M, "cuBLAS fp16")] = lambda a=a, b=w_deq: a @ b
-    per = {k: [] for k in rows}
-    for _ in range(3):
-        for k, f in rows.items():
-            per[k].append(bench_graphed_ms(f))
+    per = time_rows(rows, 3, graphed=True)
     for k, v in per.items():
         print(f"M = {k[0]:2d}  {statistics.median(v) * 1e3:6.1f} us [{min(v) * 1e3:.1f} .. {max(v) * 1e3:.1f}]  {k[1]}")
     return 0

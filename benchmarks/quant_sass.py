@@ -113,15 +113,16 @@ def rows_r5():
     return out
 
 
-
 def rows_r6():
     """Round 6 (benchmarks/candidates/quant_matmul_ptx.py): the reference's M <= 16 kernel, its unpack by bits
-    (UNPACK 0), two nibbles per integer instruction in PTX (UNPACK 1; 2: the asm not pure; 3: and one dot), at (16, 64, 128) split-K 4, 4 stages."""
+    (UNPACK 0), two nibbles per integer instruction in PTX (UNPACK 1; 2: the asm not pure; 3: and one dot), at
+    (16, 64, 128) split-K 4, 4 stages."""
     from benchmarks.constants import load_module
     mod = load_module(ROOT / "benchmarks" / "candidates" / "quant_matmul_ptx.py", "sass_quant_ptx")
     base = dict(GROUP_SIZE=128, BLOCK_M=16, BLOCK_N=64, BLOCK_K=128, SPLIT_K=4)
     return [(f"ptx candidate UNPACK {u} (16, 64, 128) split-K 4", mod.w4a16_kernel, {**base, "UNPACK": u}, 4, 4,
              False, 128 * 64) for u in (0, 1, 2, 3)]
+
 
 NAMES = ["a_ptr", "w_ptr", "s_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_ak", "stride_wk", "stride_wn",
          "stride_sg", "stride_sn", "stride_cm", "stride_cn"]
@@ -191,7 +192,8 @@ def main(argv=None) -> int:
     import triton
     print(f"triton {triton.__version__}, sm_90; per weight = instructions of one thread's loop iteration / the "
           f"weights it handles; bounds at {SMS} SMs x {CLOCK / 1e9:.2f} GHz for the 8192 x 8192 weight")
-    for label, fn, consts, warps, stages, m_one, per_iter, *nt in (rows_r6() if a.r6 else rows_r5() if a.r5 else rows()):
+    chosen = rows_r6() if a.r6 else rows_r5() if a.r5 else rows()
+    for label, fn, consts, warps, stages, m_one, per_iter, *nt in chosen:
         if a.only and a.only not in label:
             continue
         k, sass = compile_sass(fn, consts, warps, stages, m_one, nt[0] if nt else None)

@@ -308,14 +308,15 @@ def label(cfg: dict) -> str:
 
 
 # -- inputs ------------------------------------------------------------------------------------------------------
-def quant_inputs(M):
+def quant_inputs(M, N=N_K, K=N_K, device="cuda", seed=0):
+    """(a, w_packed, scales, w * s as float16): int4 weights in -8..7, group GROUP, a ~ N(0, 1)."""
     import torch
 
     from drills.serving_specs import _pack_int4
-    g = torch.Generator(device="cuda").manual_seed(0)
-    w4 = torch.randint(-8, 8, (N_K, N_K), generator=g, device="cuda")
-    scales = (torch.rand(N_K // GROUP, N_K, generator=g, device="cuda") * 0.02 + 0.005).half()
-    a = torch.randn(M, N_K, generator=g, device="cuda", dtype=torch.float16)
+    g = torch.Generator(device=device).manual_seed(seed)
+    w4 = torch.randint(-8, 8, (K, N), generator=g, device=device)
+    scales = (torch.rand(K // GROUP, N, generator=g, device=device) * 0.02 + 0.005).half()
+    a = torch.randn(M, K, generator=g, device=device, dtype=torch.float16)
     w_deq = (w4.half() * scales.repeat_interleave(GROUP, dim=0)).contiguous()
     return a, _pack_int4(w4), scales, w_deq
 
