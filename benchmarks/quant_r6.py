@@ -30,7 +30,7 @@ from benchmarks.serving_sweep import quant_inputs as inputs  # noqa: E402
 # 14 configs: (64, 8, 4, 4) was the fastest; batches 2-3 timed UNPACK 2 and 3 (the asm not pure) around it, no
 # faster; batch 4 timed BLOCK_K (a sixth field: 64, 128, 256, 512; a step of several groups loads a scale row per
 # packed row) and 2 warps, no faster; batch 5 times split-K 1 (no zeroed output, no atomics: the zeroing and its
-# kernel boundary cost 3.6 us of the split-K call, benchmarks/quant_r6_zeros.py) with narrow tiles for the programs
+# kernel boundary cost 1.4-2.2 us of the split-K call, benchmarks/quant_r6_zeros.py) with narrow tiles for the programs
 CONFIGS = [(64, 4, 4, 4, 0), (64, 8, 4, 4, 1)] + [
     (bn, 1, w, st, u) for bn, w, st in
     ((16, 1, 4), (16, 1, 6), (16, 2, 4), (16, 2, 6), (32, 1, 4), (32, 2, 4), (32, 2, 6), (32, 4, 4), (16, 4, 4))
