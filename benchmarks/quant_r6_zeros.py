@@ -37,8 +37,9 @@ def main() -> int:
             # every value the row needs bound now: the loops rebind M, the config and the tensors before it runs
             def kernel_only(M=M, a=a, w=w, s=s, c=c, bn=bn, sk=sk, unpack=unpack, grid=grid):
                 mod.w4a16_kernel[grid](a, w, s, c, M, N_K, N_K, a.stride(0), a.stride(1), w.stride(0), w.stride(1),
-                                       s.stride(0), s.stride(1), c.stride(0), c.stride(1), GROUP_SIZE=GROUP,
-                                       BLOCK_M=16, BLOCK_N=bn, BLOCK_K=128, SPLIT_K=sk, UNPACK=unpack, num_warps=4,
+                                       s.stride(0), s.stride(1), c.stride(0), c.stride(1), c, c, GROUP_SIZE=GROUP,
+                                       BLOCK_M=16, BLOCK_N=bn, BLOCK_K=128, SPLIT_K=sk, UNPACK=unpack, FIXUP=False,
+                                       num_warps=4,
                                        num_stages=4)
             rows[(M, f"{name}: whole call (zeros + kernel)")] = \
                 lambda a=a, w=w, s=s, cfg=(bn, sk, 4, 4, unpack): run_config(mod, cfg, a, w, s)

@@ -119,9 +119,11 @@ def rows_r6():
     (16, 64, 128) split-K 4, 4 stages."""
     from benchmarks.constants import load_module
     mod = load_module(ROOT / "benchmarks" / "candidates" / "quant_matmul_ptx.py", "sass_quant_ptx")
-    base = dict(GROUP_SIZE=128, BLOCK_M=16, BLOCK_N=64, BLOCK_K=128, SPLIT_K=4)
+    base = dict(GROUP_SIZE=128, BLOCK_M=16, BLOCK_N=64, BLOCK_K=128, SPLIT_K=4, FIXUP=False)
+    # the workspace and counter of round 7's FIXUP follow c
+    names_types = (NAMES + ["ws_ptr", "count_ptr"], TYPES + ["*fp32", "*i32"])
     return [(f"ptx candidate UNPACK {u} (16, 64, 128) split-K 4", mod.w4a16_kernel, {**base, "UNPACK": u}, 4, 4,
-             False, 128 * 64) for u in (0, 1, 2, 3)]
+             False, 128 * 64, names_types) for u in (0, 1, 2, 3)]
 
 
 NAMES = ["a_ptr", "w_ptr", "s_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_ak", "stride_wk", "stride_wn",

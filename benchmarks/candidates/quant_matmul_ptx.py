@@ -16,7 +16,8 @@ the by-bits kernel's (UNPACK = 0, the reference's arithmetic) bit for bit. UNPAC
 then leaves the layout conversion after it); UNPACK = 3 also interleaves the two tiles back into k order for one dot.
 CONFIG["BLOCK_K"] may span several groups (a scale row per packed row). The interpreter cannot run PTX, so on CPU
 only UNPACK = 0 runs; benchmarks/quant_r6.py checks every config against torch on the H200 before timing it. It lost
-(docs/serving.md, round 6): 1.74-1.81 x cuBLAS at M = 16, not the 2 x asked.
+(docs/serving.md, round 6): 1.74-1.81 x cuBLAS at M = 16, not the 2 x asked. Round 7 (benchmarks/quant_r7.py) added
+MAXNREG and FIXUP (below): split-K 5 with FIXUP was the fastest, 24.1 µs at M = 16 (1.87 x), still short of 2 x.
 """
 import torch
 import triton
@@ -59,8 +60,9 @@ def unpack_ptx(packed, PURE: tl.constexpr):
 @triton.jit
 def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
                  stride_am, stride_ak, stride_wk, stride_wn, stride_sg, stride_sn, stride_cm, stride_cn,
+                 ws_ptr, count_ptr,
                  GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                 SPLIT_K: tl.constexpr, UNPACK: tl.constexpr):
+                 SPLIT_K: tl.constexpr, UNPACK: tl.constexpr, FIXUP: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     pid_k = tl.program_id(2)
@@ -100,12 +102,36 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
     c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
     if SPLIT_K == 1:
         tl.store(c_ptrs, acc.to(tl.float16), mask=c_mask)
+    elif FIXUP:  # float32 partials into a workspace kept zero between calls; the tile's last program writes c
+        ws_ptrs = ws_ptr + offs_m[:, None] * N + offs_n[None, :]
+        tl.atomic_add(ws_ptrs, acc, mask=c_mask, sem="relaxed")
+        tl.debug_barrier()  # every thread's partial sums before the one thread's release
+        arrived = tl.atomic_add(count_ptr + pid_m * tl.num_programs(1) + pid_n, 1, sem="acq_rel")
+        if arrived == SPLIT_K - 1:
+            total = tl.load(ws_ptrs, mask=c_mask, other=0.0, cache_modifier=".cg")  # from L2, where the adds are
+            tl.store(c_ptrs, total.to(tl.float16), mask=c_mask)
+            tl.store(ws_ptrs, tl.zeros_like(acc), mask=c_mask)  # zero again for the next call
+            tl.store(count_ptr + pid_m * tl.num_programs(1) + pid_n, 0)
     else:
         tl.atomic_add(c_ptrs, acc.to(tl.float16), mask=c_mask, sem="relaxed")
 
 
 # M <= 16; the reference's is BLOCK_N 64, split-K 4, 4 warps, 4 stages, BLOCK_K = the group (128)
-CONFIG = {"BLOCK_N": 64, "SPLIT_K": 4, "warps": 4, "stages": 4, "UNPACK": 1, "BLOCK_K": 128}
+CONFIG = {"BLOCK_N": 64, "SPLIT_K": 4, "warps": 4, "stages": 4, "UNPACK": 1, "BLOCK_K": 128, "MAXNREG": 0,
+          "FIXUP": False}
+# FIXUP (round 7): split-K without a zeroed c each call. The programs add float32 partials into a (16, N) workspace
+# and count arrivals per tile; the last one writes c and puts the workspace and counter back to zero, so the next
+# call finds them zero. Cached per (device, N); two calls on different streams at once would race on it: a
+# benchmark's hidden state, not the drill's contract.
+_WORKSPACE = {}
+
+
+def _workspace(device, n: int, tiles: int):
+    key = (str(device), n, tiles)
+    if key not in _WORKSPACE:
+        _WORKSPACE[key] = (torch.zeros((16, n), device=device, dtype=torch.float32),
+                           torch.zeros((tiles,), device=device, dtype=torch.int32))
+    return _WORKSPACE[key]
 
 
 def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, group_size: int = 128) -> torch.Tensor:
@@ -119,11 +145,15 @@ def matmul_w4a16(a: torch.Tensor, w_packed: torch.Tensor, scales: torch.Tensor, 
     # a step inside one group (one scale row) or of whole groups (a scale row per packed row)
     assert (group_size % BLOCK_K if BLOCK_K <= group_size else BLOCK_K % group_size) == 0
     SPLIT_K = max(1, min(cfg["SPLIT_K"], K // BLOCK_K))
-    c = (torch.zeros if SPLIT_K > 1 else torch.empty)((M, N), device=a.device, dtype=torch.float16)
+    fixup = bool(cfg.get("FIXUP")) and SPLIT_K > 1
+    c = (torch.zeros if SPLIT_K > 1 and not fixup else torch.empty)((M, N), device=a.device, dtype=torch.float16)
     grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, cfg["BLOCK_N"]), SPLIT_K)
+    ws, count = _workspace(a.device, N, grid[1]) if fixup else (c, c)
+    extra = {"maxnreg": cfg["MAXNREG"]} if cfg.get("MAXNREG") and a.is_cuda else {}
     w4a16_kernel[grid](a, w_packed, scales, c, M, N, K,
                        a.stride(0), a.stride(1), w_packed.stride(0), w_packed.stride(1),
-                       scales.stride(0), scales.stride(1), c.stride(0), c.stride(1),
+                       scales.stride(0), scales.stride(1), c.stride(0), c.stride(1), ws, count,
                        GROUP_SIZE=group_size, BLOCK_M=BLOCK_M, BLOCK_N=cfg["BLOCK_N"], BLOCK_K=BLOCK_K,
-                       SPLIT_K=SPLIT_K, UNPACK=cfg["UNPACK"], num_warps=cfg["warps"], num_stages=cfg["stages"])
+                       SPLIT_K=SPLIT_K, UNPACK=cfg["UNPACK"], FIXUP=fixup, num_warps=cfg["warps"],
+                       num_stages=cfg["stages"], **extra)
     return c
