@@ -11,14 +11,17 @@ LN_EPS = 1e-5
 
 
 LN_CUDA_FP16 = (4096, 8192)  # issue 21: on CUDA also (4096, 8192) in float16
+# `drill bench`'s sweep (GB/s against size), all float16 like the gate's size; none is a CPU grading size
+LN_BENCH_SIZES = ((1024, 1024), (4096, 1024), (4096, 4096), LN_CUDA_FP16, (16384, 8192))
+LN_FP16_SIZES = frozenset(LN_BENCH_SIZES)
 
 
 def _ln_inputs(dtype: str, shift: float = 0.3, scale: float = 2.0):
     """x ~ N(shift, scale), weight ~ N(1, 0.5), bias ~ N(0, 0.5): a weight of 1 and a bias of 0 would hide the
-    weight/bias gradients' mistakes. The CUDA-only size LN_CUDA_FP16 is drawn in float16."""
+    weight/bias gradients' mistakes. The CUDA-only sizes (the gate's LN_CUDA_FP16 and bench's sweep) are drawn in float16."""
     def make(size, gen):
         n = size[1]
-        kind = "float16" if tuple(size) == LN_CUDA_FP16 else dtype
+        kind = "float16" if tuple(size) in LN_FP16_SIZES else dtype
         return (normal(size, gen, kind, scale=scale, shift=shift), normal((n,), gen, kind, scale=0.5, shift=1.0),
                 normal((n,), gen, kind, scale=0.5))
     return make
@@ -46,9 +49,9 @@ def _layernorm_terms(x, weight, bias, eps=LN_EPS):
 def _layernorm_bytes(size):
     """The fewest bytes a forward + backward moves (the speed gate's floor): x read by the forward and again by the
     backward, y written, dy read, dx written (5 M N elements), w and b read, dW and dB written (4 N), mean and rstd
-    written and read (4 M float32). In x's dtype: float16 at the gate's size (LN_CUDA_FP16)."""
+    written and read (4 M float32). In x's dtype: float16 at the CUDA-only sizes (LN_FP16_SIZES)."""
     m, n = size
-    el = 2 if tuple(size) == LN_CUDA_FP16 else 4
+    el = 2 if tuple(size) in LN_FP16_SIZES else 4
     return {"fused": 5 * m * n * el + 4 * n * el + 4 * m * 4}
 
 
@@ -300,6 +303,7 @@ LAYERNORM = DrillSpec(
     # 1.132..1.168 x).
     speedup_min=1.5,
     bench_size=LN_CUDA_FP16,
+    bench_sizes=LN_BENCH_SIZES,
     small_size=(64, 1024),
     byte_model=_layernorm_bytes,
     compile_options=CompileOptions(function=_layernorm_train_step),

@@ -314,3 +314,42 @@ def test_tflops_tables_fit_80_columns_at_the_largest_shapes():
         text = render(result, lang)
         assert max(cell_len(line) for line in text.splitlines()) <= 80, text
         assert "…" not in text and "4x16x16384x64" in text and "12345.6" in text and "100%" in text
+
+
+def test_a_training_sweep_says_how_it_was_timed():
+    """Rows timed by CUDA-graph replays (a training drill's steps, as its speed gate times them) say so in the
+    caption, in both languages; a sweep where some size fell back to do_bench names those sizes under the table."""
+    def result(methods):
+        rows = [{"n": m * n, "size": [m, n], "label": f"{m}x{n}", "bytes": 10 * m * n, "method": method,
+                 "ms": {"yours": 0.1, "eager": 0.2, "compile": 0.15}, "gbps": {"yours": 1.0, "eager": 0.5,
+                                                                                 "compile": 0.7},
+                 "peak_bytes": {"yours": 0, "eager": 1e6, "compile": 0}, "wrong": 0,
+                 "copy": {"kind": "x.clone()", "ms": 0.01, "gbps": 4000.0}}
+                for (m, n), method in zip(((1024, 1024), (4096, 8192)), methods)]
+        return {"drill": "layernorm", "providers": ["yours", "eager", "compile"], "rows": rows, "peak_gbps": 4800.0}
+
+    graphed = result(["graphed", "graphed"])
+    assert "CUDA-graph replay" in bench.tables(graphed, "en")[0][0] and "forward + backward" in bench.tables(graphed)[0][0]
+    assert "CUDA graph 重放" in bench.tables(graphed, "zh")[0][0]
+    assert not any("do_bench" in line for line in bench.legend(graphed, "en"))
+    mixed = result(["graphed", "do_bench"])
+    assert "do_bench" in bench.tables(mixed)[0][0]
+    assert any("do_bench" in line and "4096x8192" in line and "1024x1024" not in line
+               for line in bench.legend(mixed, "en"))
+    plain = result(["do_bench", "do_bench"])
+    assert "do_bench" in bench.tables(plain)[0][0] and not any("captured" in x for x in bench.legend(plain, "en"))
+
+
+def test_layernorms_sweep_is_float16_at_every_size_and_never_a_grading_size():
+    import torch
+
+    from grader.core.data import draw
+    spec = get_spec("layernorm")
+    assert len(spec.bench_sizes) >= 4 and not set(spec.bench_sizes) & set(spec.sizes)
+    for size in spec.bench_sizes[:2]:
+        x, w, b = draw(spec, size, 0, "cpu")
+        assert x.dtype == w.dtype == b.dtype == torch.float16 and tuple(x.shape) == size
+        m, n = size
+        assert spec.byte_model(size)["fused"] == 5 * m * n * 2 + 4 * n * 2 + 4 * m * 4
+    x, _, _ = draw(spec, spec.sizes[-1], 0, "cpu")
+    assert x.dtype == torch.float32

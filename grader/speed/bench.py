@@ -2,7 +2,10 @@
 like Triton's tutorial-01 benchmark: two tables (time, bandwidth), and a GB/s-vs-size plot when matplotlib is there.
 
 The parent (`sweep`, `tables`, `plot`) never imports the learner's file; the child (`python -m grader.speed.bench --child
-...`) does, times with `triton.testing.do_bench(return_mode="median")` (L2 flushed) and writes JSON.
+...`) does, times with `triton.testing.do_bench(return_mode="median")` (L2 flushed) and writes JSON. Drills whose speed
+gate times device time (a training drill's forward + backward, `spec.speed_graphed`) are timed as the gate times
+them: CUDA-graph replays of every provider when all can be captured at that size (`timing.graphed_or_plain`),
+else do_bench for all; each row records its method and the table's caption says it.
 
 What each column is, so that an expert can trust it:
 - "compile": `torch.compile(eager, dynamic=False)` compiled afresh at each n (Dynamo's caches reset first): the
@@ -104,7 +107,9 @@ def tables(result: dict, lang: str = "en") -> list[tuple[str, list[str], list[li
     first = "shape" if any(r.get("label") for r in result["rows"]) else "n"
     time_rows = [[_row_label(row)] + [_us(row["ms"].get(p)) for p in providers] for row in result["rows"]]
     steps = any("peak_bytes" in row for row in result["rows"])  # a training drill: forward + backward timed
-    time_table = (catalog.text("coach.bench.caption_steps" if steps else "coach.bench.caption_time", lang),
+    graphed = bool(result["rows"]) and all(row.get("method") == "graphed" for row in result["rows"])
+    caption = ("coach.bench.caption_steps" if steps else "coach.bench.caption_time") + ("_graphed" if graphed else "")
+    time_table = (catalog.text(caption, lang),
                   [first] + [_short(p, refs) for p in providers], time_rows)
     if result.get("flops"):
         return [time_table, _tflops_table(result, providers, refs, first, lang)]
@@ -168,6 +173,10 @@ def legend(result: dict, lang: str) -> list[str]:
     lines = [ln.format(peak=f"{peak:.0f} GB/s" if peak else unknown)
              for part in shown for ln in catalog.entry(f"coach.bench.legend.{part}")[lang].splitlines()]
     lines += [f"{_short(r, refs):9s}= {r}" for r in refs if _short(r, refs) != r]
+    methods = {r.get("method") for r in result["rows"]}
+    if "graphed" in methods and "do_bench" in methods:  # a size whose calls could not all be captured
+        lines.append(catalog.text("coach.bench.plain_at", lang, at=", ".join(
+            r.get("label") or f"{r['n']:,}" for r in result["rows"] if r.get("method") == "do_bench")))
     kinds = sorted({(r.get("copy") or {}).get("kind") for r in result["rows"]} - {None})
     if kinds:
         won = [catalog.text("coach.bench.copy_won_at", lang, kind=k, at=", ".join(
@@ -330,7 +339,10 @@ def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
     the candidate's output checked against the float64 reference. `device` is "cuda" in `drill bench`; tests run it
     on "cpu", faked. A reference provider that fails (out of memory for an eager (S, S) score matrix) is recorded
     and the sweep goes on; the candidate failing ends it."""
-    from grader.speed.timing import bench_ms, best_copy, gbps
+    from grader.speed.timing import bench_graphed_ms, bench_ms, best_copy, gbps, graphed_or_plain
+
+    def bench_plain(call):
+        return bench_ms(call, warmup=25, rep=100)
 
     for i, size in enumerate(sizes):
         label = size_label(size)
@@ -347,22 +359,31 @@ def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
             row.update(size=list(size), label=label)
         if flops:
             row.update(flops=flops, tflops={})
+        calls = {}
         for name, fn in providers.items():
             if name == DYNAMIC:
                 continue
             try:
                 f = static_compile(fn, args, spec.kwargs) if name == STATIC else fn
                 if steps is not None:  # forward + backward, and the step's peak memory beyond its inputs
-                    step = steps(name, f)
-                    row.setdefault("peak_bytes", {})[name] = peak_extra(step, device)
-                    ms = bench_ms(step, warmup=25, rep=100)
+                    calls[name] = steps(name, f)
+                    row.setdefault("peak_bytes", {})[name] = peak_extra(calls[name], device)
                 else:
-                    ms = bench_ms(lambda: f(*args, **spec.kwargs), warmup=25, rep=100)
+                    calls[name] = lambda f=f, a=args: f(*a, **spec.kwargs)
             except Exception as e:  # noqa: BLE001 - a reference failing (compile, memory) must not end the sweep
-                row.setdefault("errors", {})[name] = f"{type(e).__name__}: {str(e)[:200]}"
-                _free(device)
-                if name == CANDIDATE:
-                    raise
+                _failed(row, name, e, device)
+        timer, row["method"] = bench_plain, "do_bench"
+        if (spec.grads is not None or spec.speed_graphed) and device == "cuda":
+            # as the speed gate times them: device time, without the host's autograd and launches (~400 µs a
+            # training step on the H200's host against ~100 µs of kernels), every provider the same way
+            timer, _ = graphed_or_plain([(name, None, call) for name, call in calls.items()],
+                                        lambda line: print(f"  {line}", file=sys.stderr, flush=True))
+            row["method"] = "graphed" if timer is bench_graphed_ms else "do_bench"
+        for name, call in calls.items():
+            try:
+                ms = timer(call)
+            except Exception as e:  # noqa: BLE001
+                _failed(row, name, e, device)
                 continue
             row["ms"][name], row["gbps"][name] = ms, gbps(nbytes, ms / 1e3)
             if flops:
@@ -374,6 +395,14 @@ def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
         result["rows"].append(row)
         del args, out
         _free(device)
+
+
+def _failed(row: dict, name: str, error: Exception, device: str) -> None:
+    """A provider that failed (compile, memory) is recorded and the sweep goes on; the candidate failing ends it."""
+    row.setdefault("errors", {})[name] = f"{type(error).__name__}: {str(error)[:200]}"
+    _free(device)
+    if name == CANDIDATE:
+        raise error
 
 
 def _copies(args) -> list:
