@@ -520,6 +520,15 @@ def _w4_group_per_step(a, w_packed, scales, meta, group_size=128):
                         .clamp(max=g_rows - 1))
 
 
+def _w4_group_of_packed_row(a, w_packed, scales, meta, group_size=128):
+    """The group index taken from the packed row r = k // 2 (r // group_size), not from k: the bytes' row counts
+    half as fast as k, so from K = 2 * group_size on, k reads an earlier group's scales."""
+    import torch
+    g_rows = scales.shape[0]
+    return a @ _dequant(w_packed, scales, group_index=lambda k, g: (torch.arange(k, device=a.device) // 2 // g)
+                        .clamp(max=g_rows - 1))
+
+
 def _w4_scale_per_row(a, w_packed, scales, meta, group_size=128):
     """scales indexed by the output row (offs_m) instead of the column (offs_n); 0 past its N columns (the mask)."""
     import torch
@@ -583,6 +592,8 @@ W4_MISTAKES = (
             "所有组用了同一个 scale：每个 k 都用了第 0 组的 scale"),
     Mistake("the group index was the K step's number (k // BLOCK_K), not k // group_size", "scale",
             _w4_group_per_step, _SCALE_FIX, "组号用了 K 步的序号（k // BLOCK_K），而不是 k // group_size"),
+    Mistake("the group index was taken from the packed row (k // 2 // group_size), not from k (k // group_size)",
+            "scale", _w4_group_of_packed_row, _SCALE_FIX, "组号用了打包后的行号（k // 2 // group_size），而不是 k（k // group_size）"),
     Mistake("the scale was applied per row (indexed by offs_m) instead of per column (offs_n)", "scale",
             _w4_scale_per_row, _SCALE_FIX, "scale 按行（用 offs_m 索引）而不是按列（offs_n）乘"),
     Mistake("the K loop dropped the K tail (K // BLOCK_K steps)", "k-loop", _w4_k_floor, _KLOOP_FIX,

@@ -416,6 +416,27 @@ def refute_mistakes(calls: list[dict], max_launches, rules: dict) -> None:
             c["category"], c["detail"] = classify(c, max_launches, rules)
 
 
+def prefer_consistent_mistakes(calls: list[dict], max_launches, rules: dict) -> None:
+    """A call's output can match two named mistakes at once where they coincide (every k in group 0 when
+    K <= 2 x group_size: "one scale for all groups" and "the group read from the packed row"). Each such call names
+    the one of its matches that the most calls of the grade match (ties: the drill's order), so a size where the
+    two coincide does not name the one the other sizes rule out. A call only ever switches to a mistake it matched
+    itself. Grade-wide."""
+    def matched(c) -> list[dict]:
+        m = c.get("mistake")
+        return [m, *m.get("alternatives", ())] if m and not m.get("footprint") else []
+
+    counts = Counter(m["name"] for c in calls for m in matched(c))
+    for c in calls:
+        found = matched(c)
+        if len(found) < 2:
+            continue
+        best = min(range(len(found)), key=lambda i: (-counts[found[i]["name"]], i))
+        if best:
+            c["mistake"] = {**found[best], "alternatives": [m for i, m in enumerate(found) if i != best]}
+            c["category"], c["detail"] = classify(c, max_launches, rules)
+
+
 def drop_unproven_other(calls: list[dict], rules: dict) -> None:
     """A masked load whose `other=` is not the reduction's identity is the cause only if the failures depend on masked
     lanes. When a call whose loads masked nothing off failed on values too (a row length that is a power of two), or

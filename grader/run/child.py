@@ -92,7 +92,8 @@ def grade(a, interpreted: bool, started: float) -> dict:
     from drills import get_spec
     from grader.families import registry
     from grader.judge.diagnose import (blame_layout_assumption, blame_probe_layouts, classify, drop_unproven_other,
-                                       key_never_changes, refute_mistakes, relabel_probes)
+                                       key_never_changes, prefer_consistent_mistakes, refute_mistakes,
+                                       relabel_probes)
     from grader.judge.evaluate import describe_exception
     from grader.watch.lanes import LaneChecker
     from grader.watch.launches import LaunchRecorder, autotune_evidence, config_label, find_autotuners
@@ -229,6 +230,7 @@ def grade(a, interpreted: bool, started: float) -> dict:
         if tuned is not None:
             calls.append(tuned)
     refute_mistakes(calls, spec.max_launches, rules)  # a named mistake that a probe it cannot pass passed
+    prefer_consistent_mistakes(calls, spec.max_launches, rules)  # of two matches at a size, the one others match
     drop_unproven_other(calls, rules)  # a masked load's other= blamed only where masked lanes matter
     relabel_probes(calls)
     blame_probe_layouts(calls)
@@ -409,7 +411,8 @@ class CallRunner:
         return {**self.spec.kwargs, **(probe.kwargs if probe is not None else {})}
 
     def which_mistake(self, out, inputs, ref, launches, probe, only=None) -> dict | None:
-        """The first of the drill's known mistakes whose output the learner's matches (values failures only); with
+        """The first of the drill's known mistakes whose output the learner's matches, with the others it matches as
+        `alternatives` (diagnose.prefer_consistent_mistakes picks among them grade-wide). Values failures only; with
         `only`, just the mistakes of those names."""
         import torch
 
@@ -419,6 +422,7 @@ class CallRunner:
         as64 = [t.double() for t in inputs]
         got = out.detach().to("cpu", torch.float64)
         tolerance = self.spec.tolerance_for(str(out.dtype).replace("torch.", ""))
+        found = []
         for m in self.spec.mistakes:
             if m.reference is None:  # told by its store footprint only (which_footprint)
                 continue
@@ -430,9 +434,11 @@ class CallRunner:
                 continue
             if wrong is not None and tuple(wrong.shape) == tuple(got.shape) \
                     and not matches(wrong, ref, tolerance) and matches(got, wrong, tolerance):
-                return {"name": m.name, "category": m.category, "refuted_by": list(m.refuted_by),
-                        **({"fix": m.fix} if m.fix else {}), **({"name_zh": m.name_zh} if m.name_zh else {})}
-        return None
+                found.append({"name": m.name, "category": m.category, "refuted_by": list(m.refuted_by),
+                              **({"fix": m.fix} if m.fix else {}), **({"name_zh": m.name_zh} if m.name_zh else {})})
+        if not found:
+            return None
+        return {**found[0], **({"alternatives": found[1:]} if found[1:] else {})}
 
     def which_footprint(self, out, inputs, memory, launches, probe) -> dict | None:
         """The first of the drill's known mistakes whose store footprint (Mistake.footprint: which elements of the
