@@ -260,6 +260,16 @@ def _grad_ignored_not_zeroed(logits, target, dy=None, launches=(), ignore_index=
     return _grad(logits, target, dy, ignore_index, zero_ignored=False)
 
 
+def _grad_ignored_rows_untouched(logits, target, dy=None, launches=(), ignore_index=IGNORE):
+    """An in-place kernel (Liger's layout) that returns on an ignored row without writing it: that row of the
+    "gradient" is still the row's logits, times dy if backward scales by it."""
+    import torch
+    valid = _valid(target, ignore_index)
+    if bool(valid.all()):
+        return None
+    return torch.where(valid[:, None], _grad(logits, target, dy, ignore_index), logits * dy)
+
+
 def _grad_no_onehot(logits, target, dy=None, launches=(), ignore_index=IGNORE):
     return _grad(logits, target, dy, ignore_index, onehot=False)
 
@@ -280,6 +290,9 @@ CE_GRAD_MISTAKES = (
                 name_zh="logits.grad 没有乘 loss 的 grad_output dy"),
     GradMistake("the ignored rows' gradient is not zero (softmax / n_valid written there)", "ignore-index",
                 "logits.grad", _grad_ignored_not_zeroed, name_zh="被忽略的行的梯度不是 0（那里写入了 softmax / n_valid）"),
+    GradMistake("the ignored rows were never written: the in-place gradient kept their logits (times dy), not 0",
+                "ignore-index", "logits.grad", _grad_ignored_rows_untouched,
+                name_zh="被忽略的行根本没有写：原地写的梯度在那里还是它们的 logits（乘了 dy），而不是 0"),
     GradMistake("logits.grad = softmax / n_valid: the one-hot of the target is not subtracted", "gradient",
                 "logits.grad", _grad_no_onehot, name_zh="logits.grad = softmax / n_valid：没有减去 target 的 one-hot"),
 )
