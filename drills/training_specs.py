@@ -18,7 +18,8 @@ LN_FP16_SIZES = frozenset(LN_BENCH_SIZES)
 
 def _ln_inputs(dtype: str, shift: float = 0.3, scale: float = 2.0):
     """x ~ N(shift, scale), weight ~ N(1, 0.5), bias ~ N(0, 0.5): a weight of 1 and a bias of 0 would hide the
-    weight/bias gradients' mistakes. The CUDA-only sizes (the gate's LN_CUDA_FP16 and bench's sweep) are drawn in float16."""
+    weight/bias gradients' mistakes. The CUDA-only sizes (the gate's LN_CUDA_FP16, bench's sweep) are drawn in
+    float16."""
     def make(size, gen):
         n = size[1]
         kind = "float16" if tuple(size) in LN_FP16_SIZES else dtype

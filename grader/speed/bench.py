@@ -339,7 +339,7 @@ def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
     the candidate's output checked against the float64 reference. `device` is "cuda" in `drill bench`; tests run it
     on "cpu", faked. A reference provider that fails (out of memory for an eager (S, S) score matrix) is recorded
     and the sweep goes on; the candidate failing ends it."""
-    from grader.speed.timing import bench_graphed_ms, bench_ms, best_copy, gbps, graphed_or_plain
+    from grader.speed.timing import bench_graphed_ms, bench_ms, best_copy, gbps, graphed_or_plain, times_device
 
     def bench_plain(call):
         return bench_ms(call, warmup=25, rep=100)
@@ -373,7 +373,7 @@ def _sweep_sizes(spec, providers, sizes, result, device: str = "cuda") -> None:
             except Exception as e:  # noqa: BLE001 - a reference failing (compile, memory) must not end the sweep
                 _failed(row, name, e, device)
         timer, row["method"] = bench_plain, "do_bench"
-        if (spec.grads is not None or spec.speed_graphed) and device == "cuda":
+        if times_device(spec) and device == "cuda":
             # as the speed gate times them: device time, without the host's autograd and launches (~400 µs a
             # training step on the H200's host against ~100 µs of kernels), every provider the same way
             timer, _ = graphed_or_plain([(name, None, call) for name, call in calls.items()],

@@ -295,6 +295,12 @@ def timed_calls(spec, entry, args, kwargs: dict) -> dict:
     return {k: (lambda f=f: f(*args, **kwargs)) for k, f in fns.items()}
 
 
+def times_device(spec) -> bool:
+    """Whether the drill's calls are timed as device time (CUDA-graph replays): a forward + backward step (several
+    launches and the autograd engine per call), or a spec that asks for it. The gate and `drill bench` both ask."""
+    return spec.grads is not None or spec.speed_graphed
+
+
 def graphed_or_plain(rows, say) -> tuple:
     """(bench, method): CUDA-graph replays (bench_graphed_ms) when every row's call can be captured, else do_bench
     for all rows (the same method for every row, so the ratio stays fair), the reason said."""
@@ -351,8 +357,7 @@ def speed_report(spec, entry, device_name: str, say=None, device: str = "cuda", 
     rows = [(f"your `{spec.entry}`", CANDIDATE, candidate), ("eager PyTorch", EAGER, calls[EAGER])]
     rows += [(label, REF, calls[label]) for label, _ in spec.speed_refs]
     bench, method = bench_ms, "do_bench"
-    # forward + backward (several launches and the autograd engine per call), or a spec that asks for device time
-    if spec.grads is not None or spec.speed_graphed:
+    if times_device(spec):
         bench, method = graphed_or_plain(rows, say)
     per_round = {label: [] for label, _, _ in rows}
     for r in range(ROUNDS):
