@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 from pathlib import Path
 
@@ -28,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.quant_r6 import within_tolerance  # noqa: E402 - after the path
-from benchmarks.serving_sweep import GROUP, N_K, time_rows  # noqa: E402
+from benchmarks.serving_sweep import GROUP, N_K, table, time_rows  # noqa: E402
 from benchmarks.serving_sweep import quant_inputs as inputs  # noqa: E402
 
 BASE = {"BLOCK_N": 64, "SPLIT_K": 8, "warps": 4, "stages": 4, "UNPACK": 1, "BLOCK_K": 128, "MAXNREG": 0,
@@ -119,11 +118,8 @@ def main() -> int:
         for cfg in good:
             rows[label(cfg)] = lambda a=a, w=w, s=s, cfg=cfg: run(mod, cfg, a, w, s)
         per = time_rows(rows, args.rounds, graphed=True)
-        base = statistics.median(per["cuBLAS fp16 (a @ w_deq)"])
-        print(f"\nM = {M}, N = K = {N_K}, group {GROUP}: us, median [min .. max] of {args.rounds} rounds, x cuBLAS")
-        for k, v in sorted(per.items(), key=lambda kv: statistics.median(kv[1])):
-            med = statistics.median(v)
-            print(f"  {med * 1e3:7.1f} [{min(v) * 1e3:.1f} .. {max(v) * 1e3:.1f}]  {base / med:5.2f} x  {k}")
+        table(f"M = {M}, N = K = {N_K}, group {GROUP}: median [min .. max] of {args.rounds} rounds", per,
+              "cuBLAS fp16 (a @ w_deq)")
         report["times_ms"][str(M)] = per
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "quant_r7.json").write_text(json.dumps(report, indent=1))

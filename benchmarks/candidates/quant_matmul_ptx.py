@@ -106,12 +106,13 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K,
         ws_ptrs = ws_ptr + offs_m[:, None] * N + offs_n[None, :]
         tl.atomic_add(ws_ptrs, acc, mask=c_mask, sem="relaxed")
         tl.debug_barrier()  # every thread's partial sums before the one thread's release
-        arrived = tl.atomic_add(count_ptr + pid_m * tl.num_programs(1) + pid_n, 1, sem="acq_rel")
+        count = count_ptr + pid_m * tl.num_programs(1) + pid_n
+        arrived = tl.atomic_add(count, 1, sem="acq_rel")
         if arrived == SPLIT_K - 1:
             total = tl.load(ws_ptrs, mask=c_mask, other=0.0, cache_modifier=".cg")  # from L2, where the adds are
             tl.store(c_ptrs, total.to(tl.float16), mask=c_mask)
             tl.store(ws_ptrs, tl.zeros_like(acc), mask=c_mask)  # zero again for the next call
-            tl.store(count_ptr + pid_m * tl.num_programs(1) + pid_n, 0)
+            tl.store(count, 0)
     else:
         tl.atomic_add(c_ptrs, acc.to(tl.float16), mask=c_mask, sem="relaxed")
 
